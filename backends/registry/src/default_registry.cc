@@ -1,0 +1,32 @@
+#include "gpuops/backends/default_registry.h"
+
+#include "gpuops/mock/recording_backend.h"
+
+namespace gpuops {
+namespace {
+
+BackendRegistry* BuildRegistry() {
+  auto* registry = new BackendRegistry();
+  (void)registry->Register(BackendFactory{
+      .name = "mock",
+      .probe = [] { return absl::OkStatus(); },
+      .create = []() -> absl::StatusOr<std::unique_ptr<GpuBackend>> {
+        return std::make_unique<mock::RecordingBackend>();
+      },
+      .auto_priority = 100,
+  });
+  return registry;
+}
+
+}  // namespace
+
+const BackendRegistry& DefaultBackendRegistry() {
+  static const BackendRegistry* registry = BuildRegistry();
+  return *registry;
+}
+
+absl::StatusOr<std::unique_ptr<GpuBackend>> CreateBackend(std::string_view name) {
+  return DefaultBackendRegistry().Create(name);
+}
+
+}  // namespace gpuops

@@ -1,0 +1,105 @@
+// Host kernels: CPU implementations of device kernels, keyed by kernel name, that a backend
+// without a GPU (the mock) runs in place of the device code. Ops register them here, so they need
+// not know which backend executes them.
+//
+// A host kernel receives the launch exactly as recorded (grid, block, shared memory, arguments)
+// and a HostMemory through which every device pointer is resolved to a bounds-checked view of its
+// allocation. It should walk the recorded grid block by block and write only what each block of
+// the device kernel would write, so that a launcher with a wrong grid leaves outputs unwritten.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/base/thread_annotations.h"
+#include <map>
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/tensor_map.h"
+#include "gpuops/runtime/types.h"
+
+namespace gpuops {
+
+class HostLaunch {
+ public:
+  HostLaunch(std::string_view kernel, Dim3 grid, Dim3 block, uint32_t shared_mem_bytes,
+             absl::Span<const LaunchArg> args)
+      : kernel_(kernel), grid_(grid), block_(block), shared_mem_(shared_mem_bytes), args_(args) {}
+
+  std::string_view kernel() const { return kernel_; }
+  Dim3 grid() const { return grid_; }
+  Dim3 block() const { return block_; }
+  uint32_t shared_mem_bytes() const { return shared_mem_; }
+  size_t arg_count() const { return args_.size(); }
+
+  // Typed reads of argument `i`; kInvalidArgument when `i` is out of range or the size differs.
+  absl::StatusOr<DevicePtr> ptr(size_t i) const;
+  absl::StatusOr<uint32_t> u32(size_t i) const;
+  absl::StatusOr<int32_t> i32(size_t i) const;
+  absl::StatusOr<uint64_t> u64(size_t i) const;
+  absl::StatusOr<float> f32(size_t i) const;
+  absl::StatusOr<TensorMapDesc> tensor_map(size_t i) const;
+
+ private:
+  absl::Status CheckArg(size_t i, uint32_t size) const;
+  template <typename T>
+  T Read(size_t i) const {
+    T v;
+    std::memcpy(&v, args_[i].data, sizeof(T));
+    return v;
+  }
+
+  std::string_view kernel_;
+  Dim3 grid_;
+  Dim3 block_;
+  uint32_t shared_mem_;
+  absl::Span<const LaunchArg> args_;
+};
+
+// Device memory as a host kernel sees it.
+class HostMemory {
+ public:
+  virtual ~HostMemory() = default;
+  // The `bytes` bytes at `ptr`, which must lie inside one live allocation. `what` names the
+  // access in errors ("argument #2 (c)").
+  virtual absl::StatusOr<absl::Span<std::byte>> Bytes(DevicePtr ptr, uint64_t bytes,
+                                                       std::string_view what) = 0;
+
+  template <typename T>
+  absl::StatusOr<absl::Span<T>> View(DevicePtr ptr, uint64_t count, std::string_view what) {
+    if (ptr.address() % alignof(T) != 0) {
+      return absl::InvalidArgumentError(std::string(what) + ": address is not aligned for its type");
+    }
+    auto bytes = Bytes(ptr, count * sizeof(T), what);
+    if (!bytes.ok()) return bytes.status();
+    return absl::Span<T>(reinterpret_cast<T*>(bytes->data()), count);
+  }
+};
+
+using HostKernelFn = std::function<absl::Status(const HostLaunch&, HostMemory&)>;
+
+class HostKernelRegistry {
+ public:
+  // Replaces any earlier registration of `kernel`.
+  void Register(std::string_view kernel, HostKernelFn fn);
+  // Null when none is registered.
+  std::shared_ptr<const HostKernelFn> Find(std::string_view kernel) const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<const HostKernelFn>, std::less<>> kernels_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// The process-wide registry ops register into.
+HostKernelRegistry& GlobalHostKernels();
+
+}  // namespace gpuops

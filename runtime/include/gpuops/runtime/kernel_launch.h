@@ -1,0 +1,93 @@
+// KernelLaunch: the builder every op launches through.
+//
+//   GPUOPS_RETURN_IF_ERROR(KernelLaunch(gpu, kernel)
+//       .grid({CeilDiv(n, 64), CeilDiv(m, 16), 1}).block({128, 1, 1})
+//       .arg_ptr(a).arg_ptr(b).arg_ptr(c).arg_u32(m).arg_u32(n).arg_u32(k)
+//       .launch(stream));
+//
+// `launch` validates before the backend sees anything: the handle is not null; the argument count
+// and each argument's size equal the kernel's compiled signature; grid and block are non-zero and
+// within the device's limits; shared memory is within the opt-in limit. Argument values are
+// copied into the builder, so temporaries are safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/kernel_signature.h"
+#include "gpuops/runtime/tensor_map.h"
+#include "gpuops/runtime/types.h"
+
+namespace gpuops {
+
+class KernelLaunch {
+ public:
+  KernelLaunch(GpuBackend& gpu, KernelHandle kernel) : gpu_(&gpu), kernel_(kernel) {}
+
+  KernelLaunch& grid(Dim3 grid) {
+    grid_ = grid;
+    return *this;
+  }
+  KernelLaunch& block(Dim3 block) {
+    block_ = block;
+    return *this;
+  }
+  KernelLaunch& shared_mem(uint32_t bytes) {
+    shared_mem_bytes_ = bytes;
+    return *this;
+  }
+
+  KernelLaunch& arg_ptr(DevicePtr ptr) { return Append(ArgKind::kPtr, ptr.address()); }
+  KernelLaunch& arg_u32(uint32_t value) { return Append(ArgKind::kU32, value); }
+  KernelLaunch& arg_i32(int32_t value) { return Append(ArgKind::kI32, value); }
+  KernelLaunch& arg_u64(uint64_t value) { return Append(ArgKind::kU64, value); }
+  KernelLaunch& arg_f32(float value) { return Append(ArgKind::kF32, value); }
+  // A by-value struct, e.g. a 128-byte tensor map.
+  KernelLaunch& arg_bytes(absl::Span<const std::byte> bytes);
+  KernelLaunch& arg_tensor_map(const TensorMapBytes& map) {
+    return arg_bytes(absl::MakeConstSpan(map.bytes));
+  }
+
+  // Validates (see above), then hands the launch to the backend.
+  absl::Status launch(StreamHandle stream = {});
+  // The validation `launch` runs, without launching.
+  absl::Status Validate() const;
+
+  size_t arg_count() const { return slots_.size(); }
+
+ private:
+  struct Slot {
+    ArgKind kind;
+    uint32_t size;
+    uint32_t word;  // first 8-byte word of the value in words_
+  };
+
+  template <typename T>
+  KernelLaunch& Append(ArgKind kind, T value) {
+    static_assert(sizeof(T) <= sizeof(uint64_t));
+    uint64_t word = 0;
+    std::memcpy(&word, &value, sizeof(T));
+    slots_.push_back({kind, static_cast<uint32_t>(sizeof(T)), static_cast<uint32_t>(words_.size())});
+    words_.push_back(word);
+    return *this;
+  }
+
+  absl::Status ValidateArguments(const KernelInfo& info) const;
+  absl::Status ValidateDimensions(const KernelInfo& info) const;
+
+  GpuBackend* gpu_;
+  KernelHandle kernel_;
+  Dim3 grid_{0, 0, 0};  // unset: rejected as a zero grid
+  Dim3 block_{0, 0, 0};
+  uint32_t shared_mem_bytes_ = 0;
+  absl::InlinedVector<Slot, 16> slots_;
+  absl::InlinedVector<uint64_t, 32> words_;  // argument values, 8-byte aligned
+};
+
+}  // namespace gpuops

@@ -1,0 +1,91 @@
+#include "gpuops/runtime/registry.h"
+
+#include <cstdlib>
+
+#include "gmock/gmock.h"
+#include "gpuops/mock/recording_backend.h"
+#include "gtest/gtest.h"
+
+namespace gpuops {
+namespace {
+
+using ::testing::HasSubstr;
+
+BackendFactory Factory(std::string name, absl::Status availability, int priority) {
+  return BackendFactory{
+      .name = name,
+      .probe = [availability] { return availability; },
+      .create = [availability]() -> absl::StatusOr<std::unique_ptr<GpuBackend>> {
+        if (!availability.ok()) return availability;
+        return std::make_unique<mock::RecordingBackend>();
+      },
+      .auto_priority = priority,
+  };
+}
+
+class RegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    unsetenv(std::string(kBackendEnvVar).c_str());
+    ASSERT_TRUE(registry_.Register(Factory("mock", absl::OkStatus(), 100)).ok());
+    ASSERT_TRUE(
+        registry_.Register(Factory("cuda", absl::UnavailableError("no libcuda.so.1"), 0)).ok());
+  }
+  void TearDown() override { unsetenv(std::string(kBackendEnvVar).c_str()); }
+  BackendRegistry registry_;
+};
+
+TEST_F(RegistryTest, AutoSkipsUnavailableBackendsInPriorityOrder) {
+  auto name = registry_.ResolveAuto();
+  ASSERT_TRUE(name.ok()) << name.status();
+  EXPECT_EQ(*name, "mock");
+  auto gpu = registry_.Create("auto");
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_EQ((*gpu)->name(), "mock");
+}
+
+TEST_F(RegistryTest, AutoPicksTheFirstAvailable) {
+  BackendRegistry r;
+  ASSERT_TRUE(r.Register(Factory("mock", absl::OkStatus(), 100)).ok());
+  ASSERT_TRUE(r.Register(Factory("fast", absl::OkStatus(), 0)).ok());
+  EXPECT_EQ(*r.ResolveAuto(), "fast");
+}
+
+TEST_F(RegistryTest, EnvironmentOverridesAuto) {
+  setenv(std::string(kBackendEnvVar).c_str(), "cuda", 1);
+  EXPECT_EQ(*registry_.ResolveAuto(), "cuda");
+  auto gpu = registry_.Create("auto");
+  EXPECT_EQ(gpu.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(gpu.status().message(), HasSubstr("no libcuda.so.1"));
+}
+
+TEST_F(RegistryTest, EnvironmentNamingNoBackendIsAnError) {
+  setenv(std::string(kBackendEnvVar).c_str(), "tpu", 1);
+  auto name = registry_.ResolveAuto();
+  EXPECT_EQ(name.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(name.status().message(), HasSubstr("GPUOPS_BACKEND=tpu names no backend"));
+}
+
+TEST_F(RegistryTest, UnknownNameIsNotFoundAndListsKnownOnes) {
+  auto gpu = registry_.Create("opencl");
+  EXPECT_EQ(gpu.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(gpu.status().message(), HasSubstr("known: cuda, mock, auto"));
+}
+
+TEST_F(RegistryTest, DuplicateAndReservedNamesAreRefused) {
+  EXPECT_EQ(registry_.Register(Factory("mock", absl::OkStatus(), 1)).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry_.Register(Factory("auto", absl::OkStatus(), 1)).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(RegistryTest, NoAvailableBackendSaysWhy) {
+  BackendRegistry r;
+  ASSERT_TRUE(r.Register(Factory("cuda", absl::UnavailableError("no driver"), 0)).ok());
+  auto name = r.ResolveAuto();
+  EXPECT_EQ(name.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(name.status().message(), HasSubstr("cuda: no driver"));
+}
+
+}  // namespace
+}  // namespace gpuops

@@ -39,6 +39,7 @@ TEST(SignatureTableTest, FormatRoundTrips) {
 }
 
 struct BadCase {
+  std::string name;
   std::string text;
   std::string message;
 };
@@ -54,14 +55,15 @@ TEST_P(SignatureTableParseErrors, NamesLineAndProblem) {
 
 INSTANTIATE_TEST_SUITE_P(
     Malformed, SignatureTableParseErrors,
-    ::testing::Values(BadCase{"k sm_90a a:0:8\n", "no 'arch <sm_XX>' line"},
-                      BadCase{"arch sm_90a\nk sm_90a a:0\n", "bad.txt:2: parameter \"a:0\""},
-                      BadCase{"arch sm_90a\nk sm_90a a:x:8\n", "is not name:offset:size"},
-                      BadCase{"arch sm_90a\nk sm_90a a:0:99999999999\n", "name:offset:size"},
-                      BadCase{"arch sm_90a\nk sm_90a\n", "expected 'kernel archs params...'"},
-                      BadCase{"arch sm_90a\nk - -\nk - -\n", "kernel listed twice"},
-                      BadCase{"arch sm_90a\narch sm_80\n", "one 'arch <sm_XX>' line"},
-                      BadCase{"arch sm_90a\n9k - -\n", "not an identifier"}));
+    ::testing::Values(BadCase{"NoArchLine", "k sm_90a a:0:8\n", "no 'arch <sm_XX>' line"},
+                      BadCase{"ParamMissingSize", "arch sm_90a\nk sm_90a a:0\n", "bad.txt:2: parameter \"a:0\""},
+                      BadCase{"ParamOffsetNotANumber", "arch sm_90a\nk sm_90a a:x:8\n", "is not name:offset:size"},
+                      BadCase{"ParamSizeOverflows", "arch sm_90a\nk sm_90a a:0:99999999999\n", "name:offset:size"},
+                      BadCase{"NoParamsField", "arch sm_90a\nk sm_90a\n", "expected 'kernel archs params...'"},
+                      BadCase{"KernelListedTwice", "arch sm_90a\nk - -\nk - -\n", "kernel listed twice"},
+                      BadCase{"TwoArchLines", "arch sm_90a\narch sm_80\n", "one 'arch <sm_XX>' line"},
+                      BadCase{"NameStartsWithDigit", "arch sm_90a\n9k - -\n", "not an identifier"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 TEST(SignatureTableTest, CompareReportsALineDiff) {
   auto expected = SignatureTable::Parse("arch sm_90a\nk - a:0:8 n:8:4\nsame - -\n", "e");

@@ -1,0 +1,34 @@
+# gpuops_add_family(<name> SOURCES <host sources> CUDA_MAIN <cuda/main.cu> [LIBS <libs>])
+#
+# Adds library gpuops_ops_<name> with the family's host code and its embedded module image:
+# signatures.txt always; with GPUOPS_CUDA_KERNELS also the fatbin nvcc builds from CUDA_MAIN, a
+# test that the committed signatures.txt matches that fatbin, and a target
+# update_signatures_<name> (all of them: update_signatures) that rewrites it.
+if(NOT TARGET update_signatures)
+  add_custom_target(update_signatures)
+endif()
+
+function(gpuops_add_family name)
+  cmake_parse_arguments(ARG "" "CUDA_MAIN" "SOURCES;LIBS" ${ARGN})
+  set(lib gpuops_ops_${name})
+  add_library(${lib} ${ARG_SOURCES})
+  target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${lib} PUBLIC gpuops_runtime ${ARG_LIBS} PRIVATE gpuops_options)
+  set(sig ${CMAKE_CURRENT_SOURCE_DIR}/signatures.txt)
+  file(GLOB cuda_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cu
+       ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cuh ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)
+  if(GPUOPS_CUDA_KERNELS)
+    gpuops_add_fatbin(fatbin FAMILY ${name} SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CUDA_MAIN}
+                      DEPENDS ${cuda_sources})
+    gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig} FATBIN ${fatbin})
+    set(sigtool_args --family ${name} --fatbin ${fatbin} --sources ${cuda_sources})
+    add_test(NAME ${name}_signatures_match_fatbin COMMAND gpuops_sigtool ${sigtool_args} --check ${sig})
+    add_custom_target(update_signatures_${name}
+      COMMAND gpuops_sigtool ${sigtool_args} --out ${sig}
+      DEPENDS ${fatbin} gpuops_sigtool
+      COMMENT "Rewriting ${sig} from the compiled ${name} fatbin")
+    add_dependencies(update_signatures update_signatures_${name})
+  else()
+    gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig})
+  endif()
+endfunction()

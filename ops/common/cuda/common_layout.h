@@ -1,0 +1,18 @@
+// Launch geometry shared by the common kernels and their host launchers and emulations.
+#pragma once
+
+#include <cstdint>
+
+namespace gpuops::ops::common {
+
+// Element-wise kernels: each thread handles kElementsPerThread consecutive elements (16 bytes of
+// BF16), kThreads threads per block, grid.x = ceil(n / kElementsPerBlock).
+inline constexpr uint32_t kThreads = 256;
+inline constexpr uint32_t kElementsPerThread = 8;
+inline constexpr uint32_t kElementsPerBlock = kThreads * kElementsPerThread;
+
+// Read roof: each thread streams kStreamUnroll 16-byte loads per iteration of a grid-stride loop.
+inline constexpr uint32_t kStreamThreads = 512;
+inline constexpr uint32_t kStreamUnroll = 4;
+
+}  // namespace gpuops::ops::common

@@ -1,0 +1,167 @@
+// The common family on the mock: typed definitions agree with the compiled signatures, a launch
+// against the real compiled parameter list is refused when short, and the host emulations
+// compute what the kernels do.
+#include "ops/common/common_ops.h"
+
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gpuops/mock/recording_backend.h"
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/kernel_launch.h"
+#include "gpuops/runtime/module_signatures.h"
+#include "gpuops/runtime/owned.h"
+#include "gpuops/runtime/signature_table.h"
+#include "gtest/gtest.h"
+
+namespace gpuops::ops::common {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename Def>
+void ExpectMatchesSignature(const SignatureTable& table, const Def& def) {
+  const KernelSignature* sig = table.Find(def.name());
+  ASSERT_NE(sig, nullptr) << def.name() << " is not in signatures.txt";
+  std::vector<uint32_t> sizes;
+  for (const KernelParam& p : sig->params) sizes.push_back(p.size);
+  EXPECT_THAT(sizes, ::testing::ElementsAreArray(Def::kParamSizes)) << def.name();
+}
+
+TEST(CommonSignaturesTest, EveryKernelDefMatchesSignaturesTxt) {
+  auto table = SignatureTable::Parse(EmbeddedModuleImage().signatures_text, "common");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ExpectMatchesSignature(*table, kBf16ScaledAdd);
+  ExpectMatchesSignature(*table, kFillU16);
+  ExpectMatchesSignature(*table, kCopyBf16);
+  ExpectMatchesSignature(*table, kStoreU64);
+  ExpectMatchesSignature(*table, kNoop);
+  ExpectMatchesSignature(*table, kStreamRead);
+  EXPECT_EQ(table->kernels().size(), 6u) << "a kernel without a KernelDef";
+}
+
+#ifdef GPUOPS_HAS_FATBINS
+TEST(CommonSignaturesTest, EmbeddedFatbinAgreesWithSignaturesTxtOnEveryArch) {
+  const ModuleImage image = EmbeddedModuleImage();
+  ASSERT_FALSE(image.fatbin.empty());
+  for (bool hopper : {true, false}) {
+    DeviceInfo device = mock::RecordingBackend::DefaultDevice();
+    device.arch_major = hopper ? 9 : 8;
+    device.arch_specific = hopper;
+    auto sigs = ResolveModuleSignatures(image, device);
+    ASSERT_TRUE(sigs.ok()) << device.arch_name() << ": " << sigs.status();
+    EXPECT_EQ(sigs->size(), 6u);
+  }
+}
+
+TEST(CommonSignaturesTest, DriftBetweenFatbinAndSignaturesTxtIsRefusedAtLoad) {
+  ModuleImage image = EmbeddedModuleImage();
+  std::string stale(image.signatures_text);
+  const std::string from = "value:8:8";
+  stale.replace(stale.find(from), from.size(), "value:8:4");
+  image.signatures_text = stale;
+  mock::RecordingBackend gpu;
+  auto module = gpu.LoadModule(image);
+  EXPECT_EQ(module.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(module.status().message(), HasSubstr("+ common_store_u64 - #0:0:8 #1:8:8"));
+}
+#endif
+
+class CommonOpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto k = CommonKernels::Load(gpu_);
+    ASSERT_TRUE(k.ok()) << k.status();
+    kernels_.emplace(*std::move(k));
+  }
+
+  template <typename T>
+  DeviceBuffer Upload(const std::vector<T>& host) {
+    auto b = DeviceBuffer::Allocate(gpu_, host.size() * sizeof(T));
+    EXPECT_TRUE(b.ok());
+    EXPECT_TRUE(b->template Upload<T>(host).ok());
+    return *std::move(b);
+  }
+  template <typename T>
+  std::vector<T> Download(const DeviceBuffer& b) {
+    std::vector<T> host(b.bytes() / sizeof(T));
+    EXPECT_TRUE(b.template Download<T>(absl::MakeSpan(host)).ok());
+    return host;
+  }
+
+  mock::RecordingBackend gpu_;
+  std::optional<CommonKernels> kernels_;
+};
+
+TEST_F(CommonOpsTest, LaunchOneArgumentShortOfTheCompiledKernelIsRefused) {
+  auto module = gpu_.LoadModule(EmbeddedModuleImage());
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto kernel = gpu_.GetKernel(*module, "common_bf16_scaled_add");
+  ASSERT_TRUE(kernel.ok());
+  DeviceBuffer buf = Upload(std::vector<uint16_t>(64));
+  absl::Status s = KernelLaunch(gpu_, *kernel)
+                       .grid({1, 1, 1})
+                       .block({256, 1, 1})
+                       .arg_ptr(buf.ptr())
+                       .arg_ptr(buf.ptr())
+                       .arg_f32(1.0f)
+                       .launch();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "launch common_bf16_scaled_add: 3 arguments given, compiled kernel takes 4 "
+            "(missing #3 n, 8 bytes)");
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+}
+
+TEST_F(CommonOpsTest, ScaledAddComputesFmaThenRoundsToBf16) {
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  constexpr uint64_t kN = 5000;  // not a multiple of the 2048 elements a block covers
+  std::vector<uint16_t> out(kN);
+  std::vector<uint16_t> delta(kN);
+  for (uint64_t i = 0; i < kN; ++i) {
+    out[i] = FloatToBf16(dist(rng));
+    delta[i] = FloatToBf16(dist(rng));
+  }
+  DeviceBuffer d_out = Upload(out);
+  DeviceBuffer d_delta = Upload(delta);
+  ASSERT_TRUE(kernels_->Bf16ScaledAdd(d_out.ptr(), d_delta.ptr(), 0.375f, kN).ok());
+  const auto got = Download<uint16_t>(d_out);
+  for (uint64_t i = 0; i < kN; ++i) {
+    const uint16_t want =
+        FloatToBf16(std::fma(0.375f, Bf16ToFloat(delta[i]), Bf16ToFloat(out[i])));
+    ASSERT_EQ(got[i], want) << "element " << i;
+  }
+  EXPECT_EQ(gpu_.launches().at(0).grid, (Dim3{3, 1, 1}));
+}
+
+TEST_F(CommonOpsTest, FillCopyAndStoreWriteEveryElement) {
+  constexpr uint64_t kN = 4099;
+  DeviceBuffer a = Upload(std::vector<uint16_t>(kN, 1));
+  DeviceBuffer b = Upload(std::vector<uint16_t>(kN, 2));
+  ASSERT_TRUE(kernels_->FillU16(a.ptr(), kBf16Poison, kN).ok());
+  EXPECT_THAT(Download<uint16_t>(a), ::testing::Each(kBf16Poison));
+  ASSERT_TRUE(kernels_->CopyBf16(a.ptr(), b.ptr(), kN).ok());
+  EXPECT_THAT(Download<uint16_t>(a), ::testing::Each(uint16_t{2}));
+  DeviceBuffer word = Upload(std::vector<uint64_t>(1, 0));
+  ASSERT_TRUE(kernels_->StoreU64(word.ptr(), 0x1234567890abcdefull).ok());
+  EXPECT_EQ(Download<uint64_t>(word)[0], 0x1234567890abcdefull);
+}
+
+TEST_F(CommonOpsTest, ZeroElementsLaunchNothing) {
+  DeviceBuffer a = Upload(std::vector<uint16_t>(8));
+  ASSERT_TRUE(kernels_->FillU16(a.ptr(), 1, 0).ok());
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+}
+
+TEST_F(CommonOpsTest, ElementCountBeyondTheBufferIsAnOutOfRangeErrorOnTheMock) {
+  DeviceBuffer a = Upload(std::vector<uint16_t>(100));
+  absl::Status s = kernels_->FillU16(a.ptr(), 1, 101);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("common_fill_u16 argument #0 (out)"));
+}
+
+}  // namespace
+}  // namespace gpuops::ops::common

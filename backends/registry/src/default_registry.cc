@@ -1,5 +1,6 @@
 #include "gpuops/backends/default_registry.h"
 
+#include "gpuops/cuda/cuda_backend.h"
 #include "gpuops/mock/recording_backend.h"
 
 namespace gpuops {
@@ -7,6 +8,12 @@ namespace {
 
 BackendRegistry* BuildRegistry() {
   auto* registry = new BackendRegistry();
+  (void)registry->Register(BackendFactory{
+      .name = "cuda",
+      .probe = [] { return cuda::ProbeCuda(); },
+      .create = [] { return cuda::CreateCudaBackend(0); },
+      .auto_priority = 0,
+  });
   (void)registry->Register(BackendFactory{
       .name = "mock",
       .probe = [] { return absl::OkStatus(); },

@@ -1,0 +1,539 @@
+#include "gpuops/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <atomic>
+#include <map>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "gpuops/cuda/driver_api.h"
+#include "gpuops/runtime/module_signatures.h"
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+
+namespace gpuops::cuda {
+namespace {
+
+// A loaded kernel; stays allocated until the backend goes, so a stale handle never dangles.
+struct CudaKernel : KernelInfo {
+  std::atomic<bool> live{true};
+  // The dynamic shared memory the function is already allowed (the opt-in attribute).
+  std::atomic<uint32_t> shared_mem_allowed{48 * 1024};
+};
+
+struct CudaModule {
+  std::string name;
+  CUmodule module = nullptr;
+  // The parameter lists the image promises for this device (fatbin cubin + signatures.txt).
+  std::map<std::string, KernelSignature, std::less<>> expected;
+  std::map<std::string, std::unique_ptr<CudaKernel>, std::less<>> kernels;
+};
+
+class CudaBackend final : public GpuBackend {
+ public:
+  CudaBackend(const DriverApi& api, CUdevice device, CUcontext context, DeviceInfo info)
+      : api_(api), device_(device), context_(context), info_(std::move(info)) {}
+
+  ~CudaBackend() override {
+    if (MakeCurrent().ok()) {
+      for (auto& [id, module] : modules_) {
+        if (module->module != nullptr) api_.cuModuleUnload(module->module);
+      }
+      for (CUgraphExec g : graphs_) api_.cuGraphExecDestroy(g);
+      for (CUevent e : events_) api_.cuEventDestroy(e);
+      for (CUstream s : streams_) api_.cuStreamDestroy(s);
+    }
+    api_.cuDevicePrimaryCtxRelease(device_);
+  }
+
+  std::string_view name() const override { return "cuda"; }
+  const DeviceInfo& device_info() const override { return info_; }
+
+  absl::StatusOr<DevicePtr> Alloc(uint64_t bytes) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    CUdeviceptr ptr = 0;
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuMemAlloc(&ptr, std::max<uint64_t>(bytes, 1)),
+                                 StrCat("cuMemAlloc(", bytes, " bytes)")));
+    return DevicePtr(ptr);
+  }
+
+  absl::Status Free(DevicePtr ptr) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    return Check(api_.cuMemFree(ptr.address()), "cuMemFree");
+  }
+
+  absl::Status CopyToDevice(DevicePtr dst, absl::Span<const std::byte> src,
+                            StreamHandle stream = {}) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToDevice", /*capturable=*/false));
+    if (src.empty()) return absl::OkStatus();
+    GPUOPS_RETURN_IF_ERROR(Check(
+        api_.cuMemcpyHtoDAsync(dst.address(), src.data(), src.size(), Native(stream)),
+        "cuMemcpyHtoDAsync"));
+    return Check(api_.cuStreamSynchronize(Native(stream)), "cuStreamSynchronize");
+  }
+
+  absl::Status CopyToHost(absl::Span<std::byte> dst, DevicePtr src,
+                          StreamHandle stream = {}) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToHost", /*capturable=*/false));
+    if (dst.empty()) return absl::OkStatus();
+    GPUOPS_RETURN_IF_ERROR(Check(
+        api_.cuMemcpyDtoHAsync(dst.data(), src.address(), dst.size(), Native(stream)),
+        "cuMemcpyDtoHAsync"));
+    return Check(api_.cuStreamSynchronize(Native(stream)), "cuStreamSynchronize");
+  }
+
+  absl::Status CopyDeviceToDevice(DevicePtr dst, DevicePtr src, uint64_t bytes,
+                                  StreamHandle stream = {}) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyDeviceToDevice", /*capturable=*/true));
+    if (bytes == 0) return absl::OkStatus();
+    return Check(api_.cuMemcpyDtoDAsync(dst.address(), src.address(), bytes, Native(stream)),
+                 "cuMemcpyDtoDAsync");
+  }
+
+  absl::Status Memset(DevicePtr dst, uint8_t value, uint64_t bytes,
+                      StreamHandle stream = {}) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "Memset", /*capturable=*/true));
+    if (bytes == 0) return absl::OkStatus();
+    return Check(api_.cuMemsetD8Async(dst.address(), value, bytes, Native(stream)),
+                 "cuMemsetD8Async");
+  }
+
+  absl::StatusOr<ModuleHandle> LoadModule(const ModuleImage& image) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    if (image.fatbin.empty()) {
+      return absl::FailedPreconditionError(StrCat(
+          "cuda LoadModule ", image.name,
+          ": this build embeds no fatbin for the family (configure with the cuda preset)"));
+    }
+    GPUOPS_ASSIGN_OR_RETURN(std::vector<KernelSignature> expected,
+                            ResolveModuleSignatures(image, info_));
+    auto module = std::make_unique<CudaModule>();
+    module->name = std::string(image.name);
+    for (KernelSignature& k : expected) module->expected.emplace(k.kernel, std::move(k));
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuModuleLoadData(&module->module, image.fatbin.data()),
+                                 StrCat("cuModuleLoadData(", image.name, ")")));
+    absl::MutexLock lock(&mu_);
+    const uint64_t id = next_module_++;
+    modules_.emplace(id, std::move(module));
+    return ModuleHandle{id};
+  }
+
+  absl::Status UnloadModule(ModuleHandle handle) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    absl::MutexLock lock(&mu_);
+    auto it = modules_.find(handle.id);
+    if (it == modules_.end() || it->second->module == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("cuda UnloadModule: module ", handle.id, " is not loaded"));
+    }
+    for (auto& [name, kernel] : it->second->kernels) kernel->live = false;
+    CUmodule m = std::exchange(it->second->module, nullptr);
+    return Check(api_.cuModuleUnload(m), StrCat("cuModuleUnload(", it->second->name, ")"));
+  }
+
+  absl::StatusOr<KernelHandle> GetKernel(ModuleHandle handle, std::string_view kernel) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    absl::MutexLock lock(&mu_);
+    auto it = modules_.find(handle.id);
+    if (it == modules_.end() || it->second->module == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("cuda GetKernel ", kernel, ": module ", handle.id, " is not loaded"));
+    }
+    CudaModule& m = *it->second;
+    if (auto k = m.kernels.find(kernel); k != m.kernels.end()) return KernelHandle(k->second.get());
+    CUfunction fn = nullptr;
+    const CUresult r = api_.cuModuleGetFunction(&fn, m.module, std::string(kernel).c_str());
+    if (r == CUDA_ERROR_NOT_FOUND) {
+      return absl::NotFoundError(StrCat("cuda GetKernel: module ", m.name,
+                                        " does not ship kernel ", kernel, " for ",
+                                        info_.arch_name()));
+    }
+    GPUOPS_RETURN_IF_ERROR(Check(r, "cuModuleGetFunction", kernel));
+    auto expected = m.expected.find(kernel);
+    if (expected == m.expected.end()) {
+      return absl::FailedPreconditionError(
+          StrCat("cuda GetKernel: kernel ", kernel, " of module ", m.name,
+                 " is not in its signatures.txt for ", info_.arch_name()));
+    }
+    auto info = std::make_unique<CudaKernel>();
+    info->signature = expected->second;
+    info->module = m.name;
+    info->native = reinterpret_cast<uint64_t>(fn);
+    info->owner = this;
+    GPUOPS_RETURN_IF_ERROR(CrossCheckWithDriver(fn, *info));
+    KernelHandle out(info.get());
+    m.kernels.emplace(std::string(kernel), std::move(info));
+    return out;
+  }
+
+  absl::Status Launch(const LaunchRequest& request) override {
+    const auto* kernel = static_cast<const CudaKernel*>(request.kernel.info());
+    if (kernel == nullptr || kernel->owner != this) {
+      return absl::InvalidArgumentError(StrCat("cuda launch ", request.kernel.name(),
+                                               ": the kernel handle is not from this backend"));
+    }
+    if (!kernel->live.load(std::memory_order_relaxed)) {
+      return absl::FailedPreconditionError(StrCat("cuda launch ", kernel->name(), ": its module ",
+                                                  kernel->module, " was unloaded"));
+    }
+    GPUOPS_RETURN_IF_ERROR(EnterStream(request.stream, "launch", /*capturable=*/true));
+    auto fn = reinterpret_cast<CUfunction>(kernel->native);
+    if (request.shared_mem_bytes > kernel->shared_mem_allowed.load(std::memory_order_relaxed)) {
+      GPUOPS_RETURN_IF_ERROR(Check(
+          api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  static_cast<int>(request.shared_mem_bytes)),
+          StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=", request.shared_mem_bytes,
+                 ")"),
+          kernel->name()));
+      const_cast<CudaKernel*>(kernel)->shared_mem_allowed.store(request.shared_mem_bytes);
+    }
+    return Check(api_.cuLaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z,
+                                     request.block.x, request.block.y, request.block.z,
+                                     request.shared_mem_bytes, Native(request.stream),
+                                     const_cast<void**>(request.param_values), nullptr),
+                 "cuLaunchKernel", kernel->name());
+  }
+
+  absl::StatusOr<TensorMapBytes> EncodeTensorMap(const TensorMapDesc& d) override {
+    GPUOPS_RETURN_IF_ERROR(ValidateTensorMapDesc(d));
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    if (api_.cuTensorMapEncodeTiled == nullptr) {
+      return absl::FailedPreconditionError(
+          "cuda EncodeTensorMap: the driver has no cuTensorMapEncodeTiled (CUDA 12.0+)");
+    }
+    static constexpr int kDataType[] = {/*kU8=*/0, /*kBF16=*/9, /*kF16=*/6, /*kF32=*/7};
+    const uint32_t element_strides[kTensorMapMaxRank] = {1, 1, 1, 1, 1};
+    CUtensorMap map{};
+    GPUOPS_RETURN_IF_ERROR(Check(
+        api_.cuTensorMapEncodeTiled(&map, kDataType[static_cast<int>(d.data_type)], d.rank,
+                                    reinterpret_cast<void*>(d.global_address.address()),
+                                    d.global_dims.data(), d.global_strides.data() + 1,
+                                    d.box_dims.data(), element_strides, /*interleave=*/0,
+                                    static_cast<int>(d.swizzle), /*L2 promotion 256B=*/3,
+                                    /*oob fill zeros=*/0),
+        "cuTensorMapEncodeTiled"));
+    TensorMapBytes out;
+    std::memcpy(out.bytes.data(), &map, sizeof(map));
+    return out;
+  }
+
+  absl::StatusOr<StreamHandle> CreateStream() override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    CUstream s = nullptr;
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+    absl::MutexLock lock(&mu_);
+    streams_.insert(s);
+    return StreamHandle{reinterpret_cast<uint64_t>(s)};
+  }
+
+  absl::Status DestroyStream(StreamHandle stream) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    CUstream s = Native(stream);
+    {
+      absl::MutexLock lock(&mu_);
+      if (s == nullptr || streams_.erase(s) == 0) {
+        return absl::InvalidArgumentError(
+            StrCat("cuda DestroyStream: stream ", stream.id, " was not created here"));
+      }
+      capturing_.erase(s);
+    }
+    return Check(api_.cuStreamDestroy(s), "cuStreamDestroy");
+  }
+
+  absl::Status SynchronizeStream(StreamHandle stream) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "SynchronizeStream", /*capturable=*/false));
+    return Check(api_.cuStreamSynchronize(Native(stream)), "cuStreamSynchronize");
+  }
+
+  absl::StatusOr<EventHandle> CreateEvent() override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    CUevent e = nullptr;
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuEventCreate(&e, 0), "cuEventCreate"));
+    absl::MutexLock lock(&mu_);
+    events_.insert(e);
+    return EventHandle{reinterpret_cast<uint64_t>(e)};
+  }
+
+  absl::Status DestroyEvent(EventHandle event) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    auto e = reinterpret_cast<CUevent>(event.id);
+    {
+      absl::MutexLock lock(&mu_);
+      if (events_.erase(e) == 0) {
+        return absl::InvalidArgumentError(
+            StrCat("cuda DestroyEvent: event ", event.id, " was not created here"));
+      }
+    }
+    return Check(api_.cuEventDestroy(e), "cuEventDestroy");
+  }
+
+  absl::Status RecordEvent(EventHandle event, StreamHandle stream = {}) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "RecordEvent", /*capturable=*/true));
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(event, "RecordEvent"));
+    return Check(api_.cuEventRecord(reinterpret_cast<CUevent>(event.id), Native(stream)),
+                 "cuEventRecord");
+  }
+
+  absl::StatusOr<float> ElapsedMs(EventHandle start, EventHandle end) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs"));
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs"));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuEventSynchronize(reinterpret_cast<CUevent>(end.id)), "cuEventSynchronize"));
+    float ms = 0;
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuEventElapsedTime(&ms, reinterpret_cast<CUevent>(start.id),
+                                                         reinterpret_cast<CUevent>(end.id)),
+                                 "cuEventElapsedTime"));
+    return ms;
+  }
+
+  absl::Status Synchronize() override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    return Check(api_.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  absl::Status BeginCapture(StreamHandle stream) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    CUstream s = Native(stream);
+    {
+      absl::MutexLock lock(&mu_);
+      if (s == nullptr || !streams_.contains(s)) {
+        return absl::InvalidArgumentError(StrCat(
+            "cuda BeginCapture: stream ", stream.id,
+            " is not a created stream (the default stream cannot be captured)"));
+      }
+      if (capturing_.contains(s)) {
+        return absl::FailedPreconditionError(
+            StrCat("cuda BeginCapture: stream ", stream.id, " is already capturing"));
+      }
+    }
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture"));
+    absl::MutexLock lock(&mu_);
+    capturing_.insert(s);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<GraphHandle> EndCapture(StreamHandle stream) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    CUstream s = Native(stream);
+    {
+      absl::MutexLock lock(&mu_);
+      if (capturing_.erase(s) == 0) {
+        return absl::FailedPreconditionError(
+            StrCat("cuda EndCapture: stream ", stream.id, " is not capturing"));
+      }
+    }
+    CUgraph graph = nullptr;
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamEndCapture(s, &graph), "cuStreamEndCapture"));
+    CUgraphExec exec = nullptr;
+    absl::Status s2 = Check(api_.cuGraphInstantiateWithFlags(&exec, graph, 0),
+                            "cuGraphInstantiateWithFlags");
+    api_.cuGraphDestroy(graph);
+    GPUOPS_RETURN_IF_ERROR(s2);
+    absl::MutexLock lock(&mu_);
+    graphs_.insert(exec);
+    return GraphHandle{reinterpret_cast<uint64_t>(exec)};
+  }
+
+  absl::Status LaunchGraph(GraphHandle graph, StreamHandle stream = {}) override {
+    GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "LaunchGraph", /*capturable=*/false));
+    auto exec = reinterpret_cast<CUgraphExec>(graph.id);
+    {
+      absl::MutexLock lock(&mu_);
+      if (!graphs_.contains(exec)) {
+        return absl::InvalidArgumentError(
+            StrCat("cuda LaunchGraph: graph ", graph.id, " does not exist"));
+      }
+    }
+    return Check(api_.cuGraphLaunch(exec, Native(stream)), "cuGraphLaunch");
+  }
+
+  absl::Status DestroyGraph(GraphHandle graph) override {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    auto exec = reinterpret_cast<CUgraphExec>(graph.id);
+    {
+      absl::MutexLock lock(&mu_);
+      if (graphs_.erase(exec) == 0) {
+        return absl::InvalidArgumentError(
+            StrCat("cuda DestroyGraph: graph ", graph.id, " does not exist"));
+      }
+    }
+    return Check(api_.cuGraphExecDestroy(exec), "cuGraphExecDestroy");
+  }
+
+ private:
+  static CUstream Native(StreamHandle s) { return reinterpret_cast<CUstream>(s.id); }
+
+  // Fails fast once poisoned; makes the primary context current on this thread.
+  absl::Status Enter() {
+    if (poisoned_flag_.load(std::memory_order_acquire)) {
+      absl::MutexLock lock(&poison_mu_);
+      return poisoned_;
+    }
+    return MakeCurrent();
+  }
+
+  absl::Status MakeCurrent() {
+    thread_local CUcontext current = nullptr;
+    if (current == context_) return absl::OkStatus();
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"));
+    current = context_;
+    return absl::OkStatus();
+  }
+
+  absl::Status EnterStream(StreamHandle stream, std::string_view call, bool capturable) {
+    GPUOPS_RETURN_IF_ERROR(Enter());
+    if (stream.id == 0) return absl::OkStatus();
+    absl::ReaderMutexLock lock(&mu_);
+    CUstream s = Native(stream);
+    if (!streams_.contains(s)) {
+      return absl::InvalidArgumentError(
+          StrCat("cuda ", call, ": stream ", stream.id, " was not created here"));
+    }
+    if (!capturable && capturing_.contains(s)) {
+      return absl::FailedPreconditionError(StrCat(
+          "cuda ", call, ": stream ", stream.id, " is capturing a graph; this call would break it"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckEvent(EventHandle event, std::string_view call) {
+    absl::ReaderMutexLock lock(&mu_);
+    if (!events_.contains(reinterpret_cast<CUevent>(event.id))) {
+      return absl::InvalidArgumentError(
+          StrCat("cuda ", call, ": event ", event.id, " was not created here"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Maps a driver result to a Status; a sticky fault poisons the backend.
+  absl::Status Check(CUresult r, std::string_view call, std::string_view kernel = {}) {
+    if (r == CUDA_SUCCESS) return absl::OkStatus();
+    absl::Status s = CudaError(api_, r, call, kernel);
+    if (IsStickyError(r)) {
+      absl::MutexLock lock(&poison_mu_);
+      if (!poisoned_flag_.load()) {
+        poisoned_ = absl::InternalError(StrCat(
+            "cuda backend is poisoned by an earlier device fault (every later call fails): ",
+            s.message()));
+        poisoned_flag_.store(true, std::memory_order_release);
+      }
+      return absl::InternalError(s.message());
+    }
+    return s;
+  }
+
+  // The driver's view of the parameter list must equal what the image promised.
+  absl::Status CrossCheckWithDriver(CUfunction fn, const CudaKernel& info) {
+    if (api_.cuFuncGetParamInfo == nullptr) return absl::OkStatus();  // driver < 12.4
+    std::vector<KernelParam> driver;
+    for (size_t i = 0;; ++i) {
+      size_t offset = 0;
+      size_t size = 0;
+      const CUresult r = api_.cuFuncGetParamInfo(fn, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE) break;
+      GPUOPS_RETURN_IF_ERROR(Check(r, "cuFuncGetParamInfo", info.name()));
+      driver.push_back({StrCat("#", i), static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
+    }
+    const auto& expected = info.signature.params;
+    bool same = driver.size() == expected.size();
+    for (size_t i = 0; same && i < driver.size(); ++i) {
+      same = driver[i].offset == expected[i].offset && driver[i].size == expected[i].size;
+    }
+    if (same) return absl::OkStatus();
+    auto format = [](const std::vector<KernelParam>& ps) {
+      return StrJoin(ps, " ", [](std::string* out, const KernelParam& p) {
+        StrAppend(out, p.offset, ":", p.size);
+      });
+    };
+    return absl::FailedPreconditionError(
+        StrCat("cuda GetKernel ", info.name(), ": the driver's parameter list differs from "
+                                               "signatures.txt (offset:size)\n- signatures.txt: ",
+               format(expected), "\n+ cuFuncGetParamInfo: ", format(driver)));
+  }
+
+  const DriverApi& api_;
+  CUdevice device_;
+  CUcontext context_;
+  DeviceInfo info_;
+
+  std::atomic<bool> poisoned_flag_{false};
+  absl::Mutex poison_mu_;
+  absl::Status poisoned_ ABSL_GUARDED_BY(poison_mu_);
+
+  absl::Mutex mu_;
+  std::map<uint64_t, std::unique_ptr<CudaModule>> modules_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_module_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_set<CUstream> streams_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<CUstream> capturing_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<CUevent> events_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<CUgraphExec> graphs_ ABSL_GUARDED_BY(mu_);
+};
+
+absl::StatusOr<DeviceInfo> QueryDevice(const DriverApi& api, CUdevice device) {
+  DeviceInfo d;
+  char name[256] = {};
+  GPUOPS_RETURN_IF_ERROR(CudaError(api, api.cuDeviceGetName(name, sizeof(name) - 1, device),
+                                   "cuDeviceGetName"));
+  d.name = name;
+  auto attr = [&](int a, auto* out) -> absl::Status {
+    int v = 0;
+    GPUOPS_RETURN_IF_ERROR(
+        CudaError(api, api.cuDeviceGetAttribute(&v, a, device), StrCat("cuDeviceGetAttribute(", a, ")")));
+    *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
+    return absl::OkStatus();
+  };
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &d.arch_major));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &d.arch_minor));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &d.sm_count));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &d.max_grid.x));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &d.max_grid.y));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &d.max_grid.z));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &d.max_block.x));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &d.max_block.y));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &d.max_block.z));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &d.max_threads_per_block));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d.shared_mem_per_block));
+  GPUOPS_RETURN_IF_ERROR(
+      attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &d.shared_mem_per_block_optin));
+  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &d.l2_bytes));
+  size_t total = 0;
+  GPUOPS_RETURN_IF_ERROR(CudaError(api, api.cuDeviceTotalMem(&total, device), "cuDeviceTotalMem"));
+  d.total_memory_bytes = total;
+  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 only.
+  d.arch_specific = d.arch_major == 9 && d.arch_minor == 0;
+  return d;
+}
+
+}  // namespace
+
+absl::Status ProbeCuda() {
+  GPUOPS_ASSIGN_OR_RETURN(const DriverApi* api, LoadDriver());
+  int count = 0;
+  GPUOPS_RETURN_IF_ERROR(CudaError(*api, api->cuDeviceGetCount(&count), "cuDeviceGetCount"));
+  if (count == 0) {
+    return absl::UnavailableError(StrCat("cuda: ", api->library, " loaded but reports no device"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<GpuBackend>> CreateCudaBackend(int ordinal) {
+  GPUOPS_RETURN_IF_ERROR(ProbeCuda());
+  GPUOPS_ASSIGN_OR_RETURN(const DriverApi* api, LoadDriver());
+  CUdevice device = 0;
+  GPUOPS_RETURN_IF_ERROR(
+      CudaError(*api, api->cuDeviceGet(&device, ordinal), StrCat("cuDeviceGet(", ordinal, ")")));
+  GPUOPS_ASSIGN_OR_RETURN(DeviceInfo info, QueryDevice(*api, device));
+  CUcontext context = nullptr;
+  GPUOPS_RETURN_IF_ERROR(
+      CudaError(*api, api->cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain"));
+  return std::make_unique<CudaBackend>(*api, device, context, std::move(info));
+}
+
+}  // namespace gpuops::cuda

@@ -1,0 +1,246 @@
+// The backend conformance suite, written once and run on every backend: memory, launches of the
+// common kernels with their results checked, validation before the backend, events, graphs and
+// error paths. On a machine without a GPU the CUDA instances skip, printing why.
+#include <numeric>
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/kernel_launch.h"
+#include "gpuops/runtime/owned.h"
+#include "gtest/gtest.h"
+#include "ops/common/common_ops.h"
+#include "tests/support/backends.h"
+
+namespace gpuops {
+namespace {
+
+using ::testing::HasSubstr;
+
+class BackendConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    GPUOPS_CREATE_OR_SKIP(gpu_, GetParam());
+    seed_ = std::random_device{}();
+    rng_.seed(seed_);
+  }
+
+  // The common family; skips when this build embeds no code the backend can load.
+  void LoadCommon() {
+    auto k = ops::common::CommonKernels::Load(*gpu_);
+    if (!k.ok() && k.status().code() == absl::StatusCode::kFailedPrecondition &&
+        ops::common::EmbeddedModuleImage().fatbin.empty()) {
+      GTEST_SKIP() << "this build embeds no fatbins for " << GetParam()
+                   << " (configure with the cuda preset): " << k.status().message();
+    }
+    ASSERT_TRUE(k.ok()) << k.status();
+    common_.emplace(*std::move(k));
+  }
+
+  std::vector<uint16_t> RandomBf16(size_t n) {
+    std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
+    std::vector<uint16_t> v(n);
+    for (auto& x : v) x = FloatToBf16(dist(rng_));
+    return v;
+  }
+
+  template <typename T>
+  DeviceBuffer Upload(const std::vector<T>& host) {
+    auto b = DeviceBuffer::Allocate(*gpu_, host.size() * sizeof(T));
+    EXPECT_TRUE(b.ok()) << b.status();
+    EXPECT_TRUE(b->template Upload<T>(host).ok());
+    return *std::move(b);
+  }
+  template <typename T>
+  std::vector<T> Download(const DeviceBuffer& b) {
+    std::vector<T> host(b.bytes() / sizeof(T));
+    EXPECT_TRUE(b.template Download<T>(absl::MakeSpan(host)).ok());
+    return host;
+  }
+
+  std::unique_ptr<GpuBackend> gpu_;
+  std::optional<ops::common::CommonKernels> common_;
+  uint32_t seed_ = 0;
+  std::mt19937 rng_;
+};
+
+TEST_P(BackendConformance, ReportsADevice) {
+  const DeviceInfo& d = gpu_->device_info();
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.sm_count, 0);
+  EXPECT_GE(d.shared_mem_per_block_optin, d.shared_mem_per_block);
+  EXPECT_EQ(d.max_threads_per_block, 1024u);
+  std::printf("%s: %s, %s, %d SMs\n", GetParam().c_str(), d.name.c_str(), d.arch_name().c_str(),
+              d.sm_count);
+}
+
+TEST_P(BackendConformance, MemoryRoundTripsThroughCopiesAndMemset) {
+  SCOPED_TRACE(::testing::Message() << "seed " << seed_);
+  const auto host = RandomBf16((1 << 20) + 3);
+  DeviceBuffer a = Upload(host);
+  auto b = DeviceBuffer::Allocate(*gpu_, a.bytes());
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE(gpu_->CopyDeviceToDevice(b->ptr(), a.ptr(), a.bytes()).ok());
+  ASSERT_TRUE(gpu_->Memset(b->ptr().offset(2), 0xAB, 4).ok());
+  auto back = Download<uint16_t>(*b);
+  auto want = host;
+  want[1] = 0xABAB;
+  want[2] = 0xABAB;
+  ASSERT_TRUE(gpu_->Synchronize().ok());
+  EXPECT_EQ(back, want);
+}
+
+TEST_P(BackendConformance, FreeingAnUnknownPointerIsAnError) {
+  auto p = gpu_->Alloc(256);
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(gpu_->Free(p->offset(64)).ok());
+  EXPECT_TRUE(gpu_->Free(*p).ok());
+  EXPECT_TRUE(gpu_->Alloc(16).ok()) << "the backend keeps working after a refused free";
+}
+
+TEST_P(BackendConformance, CommonKernelsComputeTheirResults) {
+  LoadCommon();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed_);
+  constexpr uint64_t kN = (1 << 20) + 3;
+  const auto out0 = RandomBf16(kN);
+  const auto delta = RandomBf16(kN);
+  DeviceBuffer out = Upload(out0);
+  DeviceBuffer d = Upload(delta);
+  ASSERT_TRUE(common_->Bf16ScaledAdd(out.ptr(), d.ptr(), -0.625f, kN).ok());
+  const auto got = Download<uint16_t>(out);
+  for (uint64_t i = 0; i < kN; ++i) {
+    ASSERT_EQ(got[i], FloatToBf16(std::fma(-0.625f, Bf16ToFloat(delta[i]), Bf16ToFloat(out0[i]))))
+        << "element " << i;
+  }
+  ASSERT_TRUE(common_->FillU16(out.ptr(), ops::common::kBf16Poison, kN).ok());
+  EXPECT_THAT(Download<uint16_t>(out), ::testing::Each(ops::common::kBf16Poison));
+  ASSERT_TRUE(common_->CopyBf16(out.ptr(), d.ptr(), kN).ok());
+  EXPECT_EQ(Download<uint16_t>(out), delta);
+  DeviceBuffer word = Upload(std::vector<uint64_t>{0});
+  ASSERT_TRUE(common_->StoreU64(word.ptr(), 0xfeedfacecafebeefull).ok());
+  EXPECT_EQ(Download<uint64_t>(word)[0], 0xfeedfacecafebeefull);
+}
+
+TEST_P(BackendConformance, LaunchWithTooFewArgumentsIsRefusedBeforeTheBackend) {
+  LoadCommon();
+  auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto kernel = gpu_->GetKernel(*module, "common_store_u64");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  DeviceBuffer word = Upload(std::vector<uint64_t>{7});
+  absl::Status s =
+      KernelLaunch(*gpu_, *kernel).grid({1, 1, 1}).block({32, 1, 1}).arg_ptr(word.ptr()).launch();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "launch common_store_u64: 1 arguments given, compiled kernel takes 2 (missing #1 "
+            "value, 8 bytes)");
+  // Nothing reached the device, and the backend still works.
+  ASSERT_TRUE(gpu_->Synchronize().ok());
+  EXPECT_EQ(Download<uint64_t>(word)[0], 7u);
+  ASSERT_TRUE(common_->StoreU64(word.ptr(), 9).ok());
+  EXPECT_EQ(Download<uint64_t>(word)[0], 9u);
+}
+
+TEST_P(BackendConformance, LargeSharedMemoryRequestsAreAcceptedUpToTheOptInLimit) {
+  LoadCommon();
+  auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
+  ASSERT_TRUE(module.ok());
+  auto noop = gpu_->GetKernel(*module, "common_noop");
+  ASSERT_TRUE(noop.ok());
+  const uint32_t limit = gpu_->device_info().shared_mem_per_block_optin;
+  EXPECT_TRUE(KernelLaunch(*gpu_, *noop).grid({1, 1, 1}).block({32, 1, 1}).shared_mem(limit).launch().ok());
+  EXPECT_TRUE(gpu_->Synchronize().ok());
+}
+
+TEST_P(BackendConformance, EventsMeasureElapsedTime) {
+  LoadCommon();
+  auto start = MakeEvent(*gpu_);
+  auto end = MakeEvent(*gpu_);
+  ASSERT_TRUE(start.ok() && end.ok());
+  DeviceBuffer big = Upload(std::vector<uint16_t>(1 << 24));
+  ASSERT_TRUE(gpu_->RecordEvent(start->get()).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(common_->FillU16(big.ptr(), 1, 1 << 24).ok());
+  ASSERT_TRUE(gpu_->RecordEvent(end->get()).ok());
+  auto ms = gpu_->ElapsedMs(start->get(), end->get());
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  EXPECT_GE(*ms, 0.0f);
+  if (GetParam() == "cuda") {
+    EXPECT_GT(*ms, 0.0f) << "four 32 MB fills take time on a GPU";
+  }
+}
+
+TEST_P(BackendConformance, GraphOf100LaunchesReplaysWithCorrectResults) {
+  LoadCommon();
+  constexpr uint64_t kN = 10000;
+  DeviceBuffer acc = Upload(std::vector<uint16_t>(kN, FloatToBf16(0.0f)));
+  DeviceBuffer ones = Upload(std::vector<uint16_t>(kN, FloatToBf16(1.0f)));
+  auto stream = MakeStream(*gpu_);
+  ASSERT_TRUE(stream.ok());
+  ASSERT_TRUE(gpu_->BeginCapture(stream->get()).ok());
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(common_->Bf16ScaledAdd(acc.ptr(), ones.ptr(), 1.0f, kN, stream->get()).ok());
+  }
+  auto graph = gpu_->EndCapture(stream->get());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  OwnedGraph owned(*gpu_, *graph);
+  // Captured work does not run until replayed.
+  ASSERT_TRUE(gpu_->SynchronizeStream(stream->get()).ok());
+  EXPECT_THAT(Download<uint16_t>(acc), ::testing::Each(FloatToBf16(0.0f)));
+  for (int replay = 0; replay < 2; ++replay) {
+    ASSERT_TRUE(gpu_->LaunchGraph(*graph, stream->get()).ok());
+  }
+  ASSERT_TRUE(gpu_->SynchronizeStream(stream->get()).ok());
+  // Integers up to 256 are exact in BF16: 200 additions of 1.
+  EXPECT_THAT(Download<uint16_t>(acc), ::testing::Each(FloatToBf16(200.0f)));
+}
+
+TEST_P(BackendConformance, CaptureRefusesHostCopiesAndTheDefaultStream) {
+  auto stream = MakeStream(*gpu_);
+  ASSERT_TRUE(stream.ok());
+  DeviceBuffer buf = Upload(std::vector<uint16_t>(8));
+  EXPECT_EQ(gpu_->BeginCapture(StreamHandle{}).code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(gpu_->BeginCapture(stream->get()).ok());
+  std::vector<std::byte> host(16);
+  EXPECT_EQ(gpu_->CopyToDevice(buf.ptr(), host, stream->get()).code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto graph = gpu_->EndCapture(stream->get());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_TRUE(gpu_->DestroyGraph(*graph).ok());
+  EXPECT_EQ(gpu_->EndCapture(stream->get()).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(BackendConformance, ErrorPathsAreStatusesNotCrashes) {
+  LoadCommon();
+  auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
+  ASSERT_TRUE(module.ok());
+  EXPECT_EQ(gpu_->GetKernel(*module, "no_such_kernel").status().code(),
+            absl::StatusCode::kNotFound);
+  auto store = gpu_->GetKernel(*module, "common_store_u64");
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(gpu_->UnloadModule(*module).ok());
+  EXPECT_EQ(gpu_->UnloadModule(*module).code(), absl::StatusCode::kInvalidArgument);
+  DeviceBuffer word = Upload(std::vector<uint64_t>{1});
+  absl::Status stale = KernelLaunch(*gpu_, *store)
+                           .grid({1, 1, 1})
+                           .block({32, 1, 1})
+                           .arg_ptr(word.ptr())
+                           .arg_u64(5)
+                           .launch();
+  EXPECT_EQ(stale.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(stale.message(), HasSubstr("was unloaded"));
+  EXPECT_EQ(gpu_->DestroyStream(StreamHandle{12345}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu_->LaunchGraph(GraphHandle{12345}).code(), absl::StatusCode::kInvalidArgument);
+  auto never = MakeEvent(*gpu_);
+  auto other = MakeEvent(*gpu_);
+  ASSERT_TRUE(never.ok() && other.ok());
+  EXPECT_FALSE(gpu_->ElapsedMs(never->get(), other->get()).ok());
+  EXPECT_EQ(gpu_->DestroyEvent(EventHandle{12345}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(gpu_->Alloc(uint64_t{1} << 62).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendConformance,
+                         ::testing::ValuesIn(testing::AllBackendNames()),
+                         testing::BackendParamName);
+
+}  // namespace
+}  // namespace gpuops

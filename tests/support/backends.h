@@ -1,0 +1,38 @@
+// Backends for tests that run once per backend: "mock" always; "cuda" where a driver and GPU
+// exist (otherwise the test skips, printing why).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpuops/cuda/cuda_backend.h"
+#include "gpuops/mock/recording_backend.h"
+#include "gtest/gtest.h"
+
+namespace gpuops::testing {
+
+inline std::vector<std::string> AllBackendNames() { return {"mock", "cuda"}; }
+
+inline absl::StatusOr<std::unique_ptr<GpuBackend>> MakeBackend(const std::string& name) {
+  if (name == "mock") return std::unique_ptr<GpuBackend>(new mock::RecordingBackend());
+  if (name == "cuda") return cuda::CreateCudaBackend(0);
+  return absl::NotFoundError("unknown backend " + name);
+}
+
+// In a fixture's SetUp: `GPUOPS_CREATE_OR_SKIP(gpu_, GetParam());`
+#define GPUOPS_CREATE_OR_SKIP(target, name)                                                   \
+  do {                                                                                        \
+    auto gpuops_made_ = ::gpuops::testing::MakeBackend(name);                                 \
+    if (!gpuops_made_.ok() && gpuops_made_.status().code() == absl::StatusCode::kUnavailable) { \
+      GTEST_SKIP() << "backend " << (name) << " unavailable: " << gpuops_made_.status().message(); \
+    }                                                                                         \
+    ASSERT_TRUE(gpuops_made_.ok()) << gpuops_made_.status();                                  \
+    target = *std::move(gpuops_made_);                                                        \
+  } while (false)
+
+inline std::string BackendParamName(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param;
+}
+
+}  // namespace gpuops::testing

@@ -1,0 +1,6 @@
+// The dense family's kernels, compiled as one translation unit into dense.fatbin.
+// C[M,N] = A[M,K] · B[N,K]ᵀ in BF16 with FP32 accumulation; tile geometry in dense_tiles.h.
+#include "scalar.cuh"
+#include "tensor_core.cuh"
+#include "pipelined.cuh"
+#include "splitk.cuh"

@@ -1,0 +1,203 @@
+#include "ops/dense/dense_gemm.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+
+namespace gpuops::ops::dense {
+namespace {
+
+uint32_t EffectiveLdb(const GemmArgs& args) { return args.ldb == 0 ? args.k : args.ldb; }
+
+absl::Status Invalid(const VariantSpec& spec, std::string what) {
+  return absl::InvalidArgumentError(StrCat(spec.kernel, ": ", what));
+}
+
+}  // namespace
+
+const VariantSpec& Spec(Variant v) { return kVariants[static_cast<size_t>(v)]; }
+
+absl::StatusOr<Variant> ParseVariant(std::string_view name) {
+  for (const VariantSpec& s : kVariants) {
+    if (s.name == name) return s.variant;
+  }
+  return absl::NotFoundError(StrCat(
+      "dense: no variant '", name, "' (variants: ",
+      StrJoin(kVariants, ", ", [](std::string* out, const VariantSpec& s) { StrAppend(out, s.name); }),
+      ")"));
+}
+
+std::string_view ToString(Accuracy a) {
+  switch (a) {
+    case Accuracy::kStrictOrder:
+      return "bit-exact strict order";
+    case Accuracy::kTensorCore:
+      return "tensor-core bound";
+    case Accuracy::kFusedScaledAdd:
+      return "bit-identical to tc + scaled add";
+  }
+  return "?";
+}
+
+absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu) {
+  return Load(gpu, EmbeddedModuleImage());
+}
+
+absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu, const ModuleImage& image) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { RegisterHostKernels(GlobalHostKernels()); });
+  DenseGemm d;
+  d.gpu_ = &gpu;
+  GPUOPS_ASSIGN_OR_RETURN(d.module_, LoadedModule::Load(gpu, image));
+  for (const VariantSpec& s : kVariants) {
+    GPUOPS_ASSIGN_OR_RETURN(d.kernels_[static_cast<size_t>(s.variant)],
+                            d.module_.KernelOrNull(s.kernel));
+  }
+  GPUOPS_ASSIGN_OR_RETURN(d.splitk_reduce_,
+                          d.module_.KernelOrNull(Spec(Variant::kSplitK).reduce_kernel));
+  return d;
+}
+
+bool DenseGemm::Ships(Variant v) const {
+  if (kernel(v).is_null()) return false;
+  return v != Variant::kSplitK || !splitk_reduce_.is_null();
+}
+
+absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
+  const VariantSpec& spec = Spec(v);
+  if (!Ships(v)) {
+    return absl::FailedPreconditionError(StrCat(spec.kernel, ": not shipped for ",
+                                                gpu_->device_info().arch_name(),
+                                                " by this build"));
+  }
+  if (args.m == 0 || args.n == 0 || args.k == 0) {
+    return Invalid(spec, StrCat("empty problem m=", args.m, " n=", args.n, " k=", args.k));
+  }
+  if (args.a.is_null() || args.b.is_null() || args.c.is_null()) {
+    return Invalid(spec, "a, b and c must be non-null");
+  }
+  if (args.k % spec.k_multiple != 0) {
+    return Invalid(spec, StrCat("k=", args.k, " is not a multiple of ", spec.k_multiple,
+                                " (A and B rows are loaded 16 bytes at a time)"));
+  }
+  if (args.n % spec.n_multiple != 0) {
+    return Invalid(spec, StrCat("n=", args.n, " is not a multiple of ", spec.n_multiple,
+                                " (C rows are stored in aligned pairs); an _ldb variant takes "
+                                "any N"));
+  }
+  const uint32_t ldb = EffectiveLdb(args);
+  if (spec.shape == ArgShape::kGemmLdb) {
+    if (ldb < args.k || ldb % 8 != 0) {
+      return Invalid(spec, StrCat("ldb=", ldb, " must be >= k=", args.k,
+                                  " and a multiple of 8 (16-byte-aligned B rows)"));
+    }
+  } else if (ldb != args.k) {
+    return Invalid(spec, StrCat("ldb=", ldb, " differs from k=", args.k,
+                                "; only the _ldb variants take a B row stride"));
+  }
+  if (spec.k_multiple % 8 == 0) {
+    for (const auto& [name, ptr] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
+      if (ptr.address() % 16 != 0) {
+        return Invalid(spec, StrCat(name, " at 0x", Hex(ptr.address()),
+                                    " is not 16-byte aligned (16-byte loads)"));
+      }
+    }
+  }
+  const Dim3 grid = TileGrid(spec, args.m, args.n);
+  const DeviceInfo& device = gpu_->device_info();
+  if (grid.x > device.max_grid.x || grid.y > device.max_grid.y) {
+    return Invalid(spec, StrCat("m=", args.m, ", n=", args.n, " need a grid of ",
+                                ToString(grid), ", over the device limit"));
+  }
+  if (v == Variant::kSplitK) {
+    const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
+    if (splits < 1 || splits > SplitKTile::kMaxSplits) {
+      return Invalid(spec, StrCat("splits=", splits, " is outside 1..", SplitKTile::kMaxSplits));
+    }
+    if (args.m > device.max_grid.y) {
+      return Invalid(spec, StrCat("m=", args.m, " exceeds the reduce grid's limit of ",
+                                  device.max_grid.y, " rows"));
+    }
+    if (args.workspace.is_null()) {
+      return Invalid(spec, StrCat("needs a workspace of ", WorkspaceBytes(v, args),
+                                  " bytes (WorkspaceBytes)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {
+  const Dim3 grid = TileGrid(Spec(Variant::kSplitK), args.m, args.n);
+  const uint64_t tiles = uint64_t{grid.x} * grid.y;
+  const uint64_t want = CeilDiv64(2 * static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1)), tiles);
+  const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
+  return static_cast<uint32_t>(std::clamp<uint64_t>(std::min(want, by_k), 1, 16));
+}
+
+uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
+  if (v != Variant::kSplitK) return 0;
+  const uint64_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
+  return splits * args.m * args.n * sizeof(float);
+}
+
+absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
+  GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
+  const VariantSpec& spec = Spec(v);
+  const KernelHandle kernel = kernels_[static_cast<size_t>(v)];
+  const LaunchDims dims{TileGrid(spec, args.m, args.n), spec.block, 0};
+  switch (spec.shape) {
+    case ArgShape::kGemm:
+      return GemmDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c,
+                                         args.m, args.n, args.k);
+    case ArgShape::kGemmLdb:
+      return GemmLdbDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c,
+                                            args.m, args.n, args.k, EffectiveLdb(args));
+    case ArgShape::kGemmScaledAcc:
+      return GemmScaledAccDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b,
+                                                  args.c, args.m, args.n, args.k, args.scale);
+    case ArgShape::kSplitK: {
+      const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
+      GPUOPS_RETURN_IF_ERROR(SplitKPartialDef(spec.kernel).Launch(
+          *gpu_, kernel, {TileGrid(spec, args.m, args.n, splits), spec.block, 0}, stream, args.a,
+          args.b, args.workspace, args.m, args.n, args.k, splits));
+      const LaunchDims reduce{{CeilDiv(args.n, SplitKTile::kReduceThreads), args.m, 1},
+                              {SplitKTile::kReduceThreads, 1, 1},
+                              0};
+      return SplitKReduceDef(spec.reduce_kernel)
+          .Launch(*gpu_, splitk_reduce_, reduce, stream, args.workspace, args.c, args.m, args.n,
+                  splits);
+    }
+  }
+  return absl::InternalError("dense: unknown argument shape");
+}
+
+absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
+  const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
+  std::vector<Variant> order;
+  if (strided) {
+    order = args.m <= 16 ? std::vector<Variant>{Variant::kTensorCoreLdb, Variant::kPipelinedLdb}
+                         : std::vector<Variant>{Variant::kPipelinedLdb, Variant::kTensorCoreLdb};
+  } else if (args.m <= 16) {
+    order = {Variant::kTensorCore, Variant::kPipelined, Variant::kScalar};
+  } else {
+    order = {Variant::kPipelined, Variant::kScalar};
+  }
+  absl::Status last = absl::FailedPreconditionError("dense: no variant");
+  for (Variant v : order) {
+    last = CanImplement(v, args);
+    if (last.ok()) return v;
+  }
+  return absl::FailedPreconditionError(
+      StrCat("dense: no variant can run m=", args.m, " n=", args.n, " k=", args.k,
+             " ldb=", EffectiveLdb(args), " (last refusal: ", last.message(), ")"));
+}
+
+absl::Status DenseGemm::Gemm(const GemmArgs& args, StreamHandle stream) const {
+  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));
+  return Run(v, args, stream);
+}
+
+}  // namespace gpuops::ops::dense

@@ -1,0 +1,259 @@
+// Host emulations of the dense kernels for the mock. Each walks the recorded grid block by block
+// and computes exactly the outputs that block of the device kernel owns (cuda/dense_tiles.h), so
+// a launcher that swaps grid axes, passes a wrong ldb or under-sizes a buffer produces unwritten
+// outputs or an out-of-bounds error naming the kernel and argument. Kernels whose warps assume
+// their block shape refuse any other block, as the device code would compute garbage.
+//
+// Strict-order kernels are emulated in their exact order (bit-exact); tensor-core kernels in
+// k order, which satisfies their bound, and identically for the plain and the fused epilogue.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+#include "ops/dense/dense_gemm.h"
+
+namespace gpuops::ops::dense {
+namespace {
+
+struct GemmView {
+  absl::Span<uint16_t> a;
+  absl::Span<uint16_t> b;
+  absl::Span<uint16_t> c;
+  uint32_t m = 0, n = 0, k = 0, ldb = 0;
+};
+
+absl::Status CheckAligned(const HostLaunch& l, DevicePtr p, std::string_view what) {
+  if (p.address() % 16 != 0) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), " ", what, " at 0x", Hex(p.address()),
+                                             " is not 16-byte aligned (the device faults with a "
+                                             "misaligned address)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBlock(const HostLaunch& l, Dim3 want) {
+  if (l.block() != want) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
+                                             ToString(l.block()), ", the kernel is written for ",
+                                             ToString(want)));
+  }
+  return absl::OkStatus();
+}
+
+// A and B views sized as the kernel reads them: A is M x K, B is N rows ldb apart.
+absl::StatusOr<GemmView> ViewInputs(const HostLaunch& l, HostMemory& mem, uint32_t m, uint32_t n,
+                                    uint32_t k, uint32_t ldb, bool vector_loads) {
+  GemmView g{.m = m, .n = n, .k = k, .ldb = ldb};
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr a, l.ptr(0));
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr b, l.ptr(1));
+  if (vector_loads) {
+    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, a, "argument #0 (a)"));
+    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, b, "argument #1 (b)"));
+    if (ldb % 8 != 0) {
+      return absl::InvalidArgumentError(StrCat(l.kernel(), ": B row stride ", ldb,
+                                               " is not a multiple of 8 (misaligned rows)"));
+    }
+  }
+  GPUOPS_ASSIGN_OR_RETURN(g.a, mem.View<uint16_t>(a, uint64_t{m} * k, "argument #0 (a)"));
+  GPUOPS_ASSIGN_OR_RETURN(
+      g.b, mem.View<uint16_t>(b, n == 0 ? 0 : uint64_t{n - 1} * ldb + k, "argument #1 (b)"));
+  return g;
+}
+
+// The (a, b, c, m, n, k[, ldb]) kernels.
+absl::StatusOr<GemmView> ViewGemm(const HostLaunch& l, HostMemory& mem, bool has_ldb,
+                                  bool vector_loads) {
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
+  uint32_t ldb = k;
+  if (has_ldb) {
+    GPUOPS_ASSIGN_OR_RETURN(ldb, l.u32(6));
+    if (ldb < k) {
+      return absl::InvalidArgumentError(StrCat(l.kernel(), ": ldb=", ldb, " < k=", k,
+                                               " (B rows overlap)"));
+    }
+  }
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewInputs(l, mem, m, n, k, ldb, vector_loads));
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr c, l.ptr(2));
+  GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(c, uint64_t{m} * n, "argument #2 (c)"));
+  return g;
+}
+
+// Sums for rows [row0, row0 + rows) x columns [col0, col0 + cols) over k in [k0, k1), each in k
+// order: acc = acc + a * b (or fma(a, b, acc) with `fused`). acc is rows x cols, row-major.
+void TileSums(const GemmView& g, uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols,
+              uint32_t k0, uint32_t k1, bool fused, std::vector<float>& acc) {
+  acc.assign(static_cast<size_t>(rows) * cols, 0.0f);
+  if (rows == 0 || cols == 0 || k1 <= k0) return;
+  std::vector<float> bt(static_cast<size_t>(k1 - k0) * cols);  // [k][column]
+  for (uint32_t j = 0; j < cols; ++j) {
+    const uint16_t* brow = &g.b[size_t{col0 + j} * g.ldb];
+    for (uint32_t i = k0; i < k1; ++i) bt[size_t{i - k0} * cols + j] = Bf16ToFloat(brow[i]);
+  }
+  for (uint32_t r = 0; r < rows; ++r) {
+    float* out = &acc[size_t{r} * cols];
+    const uint16_t* arow = &g.a[size_t{row0 + r} * g.k];
+    for (uint32_t i = k0; i < k1; ++i) {
+      const float av = Bf16ToFloat(arow[i]);
+      const float* bk = &bt[size_t{i - k0} * cols];
+      if (fused) {
+        for (uint32_t j = 0; j < cols; ++j) out[j] = std::fma(av, bk[j], out[j]);
+      } else {
+        for (uint32_t j = 0; j < cols; ++j) {
+          const float product = av * bk[j];
+          out[j] = out[j] + product;
+        }
+      }
+    }
+  }
+}
+
+// Calls fn(row0, rows, col0, cols) for each block of an N-fast grid of tile_m x tile_n tiles,
+// clipped to M and N; tiles outside them are skipped, as the kernels' guards do.
+template <typename Fn>
+void ForEachTile(const HostLaunch& l, uint32_t m, uint32_t n, uint32_t tile_m, uint32_t tile_n,
+                 uint32_t rows_per_block, uint32_t cols_per_block, Fn fn) {
+  for (uint64_t by = 0; by < l.grid().y; ++by) {
+    for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
+      const uint64_t row0 = by * tile_m;
+      const uint64_t col0 = bx * tile_n;
+      if (row0 >= m || col0 >= n) continue;
+      const auto rows = static_cast<uint32_t>(std::min<uint64_t>(rows_per_block, m - row0));
+      const auto cols = static_cast<uint32_t>(std::min<uint64_t>(cols_per_block, n - col0));
+      fn(static_cast<uint32_t>(row0), rows, static_cast<uint32_t>(col0), cols);
+    }
+  }
+}
+
+// dense_gemm_bf16: thread (x, y) of block (bx, by) owns row by*16 + y, column bx*16 + x.
+absl::Status Scalar(const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/false, /*vector_loads=*/false));
+  std::vector<float> acc;
+  ForEachTile(l, g.m, g.n, ScalarTile::kM, ScalarTile::kN, l.block().y, l.block().x,
+              [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
+                TileSums(g, row0, rows, col0, cols, 0, g.k, false, acc);
+                for (uint32_t r = 0; r < rows; ++r) {
+                  for (uint32_t j = 0; j < cols; ++j) {
+                    g.c[size_t{row0 + r} * g.n + col0 + j] = FloatToBf16(acc[size_t{r} * cols + j]);
+                  }
+                }
+              });
+  return absl::OkStatus();
+}
+
+// Whole-tile kernels: router, tc, tc_ldb, tc_scaled_acc, pipelined, pipelined_ldb.
+struct TileKernel {
+  Dim3 block;
+  uint32_t tile_m;
+  uint32_t tile_n;
+  bool has_ldb;
+  bool scaled_acc;
+};
+
+absl::Status WholeTile(const TileKernel& kernel, const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, kernel.block));
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, kernel.has_ldb, /*vector_loads=*/true));
+  float scale = 0.0f;
+  if (kernel.scaled_acc) {
+    GPUOPS_ASSIGN_OR_RETURN(scale, l.f32(6));
+  }
+  std::vector<float> acc;
+  ForEachTile(l, g.m, g.n, kernel.tile_m, kernel.tile_n, kernel.tile_m, kernel.tile_n,
+              [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
+                TileSums(g, row0, rows, col0, cols, 0, g.k, false, acc);
+                for (uint32_t r = 0; r < rows; ++r) {
+                  for (uint32_t j = 0; j < cols; ++j) {
+                    uint16_t& out = g.c[size_t{row0 + r} * g.n + col0 + j];
+                    const uint16_t product = FloatToBf16(acc[size_t{r} * cols + j]);
+                    out = kernel.scaled_acc
+                              ? FloatToBf16(std::fma(scale, Bf16ToFloat(product), Bf16ToFloat(out)))
+                              : product;
+                  }
+                }
+              });
+  return absl::OkStatus();
+}
+
+// dense_gemm_bf16_splitk_partial: thread (x, y) of block (bx, by, split) owns one partial.
+absl::Status SplitKPartial(const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t splits, l.u32(6));
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewInputs(l, mem, m, n, k, k, /*vector_loads=*/false));
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr ws_ptr, l.ptr(2));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto ws, mem.View<float>(ws_ptr, uint64_t{splits} * m * n, "argument #2 (workspace)"));
+  if (splits == 0) return absl::OkStatus();
+  const uint32_t chunk = SplitKChunk(k, splits);
+  std::vector<float> acc;
+  for (uint64_t split = 0; split < std::min<uint64_t>(l.grid().z, splits); ++split) {
+    const uint32_t begin = std::min<uint64_t>(k, split * chunk);
+    const uint32_t end = std::min(k, begin + chunk);
+    ForEachTile(l, m, n, SplitKTile::kM, SplitKTile::kN, l.block().y, l.block().x,
+                [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
+                  TileSums(g, row0, rows, col0, cols, begin, end, /*fused=*/true, acc);
+                  for (uint32_t r = 0; r < rows; ++r) {
+                    for (uint32_t j = 0; j < cols; ++j) {
+                      ws[(split * m + row0 + r) * n + col0 + j] = acc[size_t{r} * cols + j];
+                    }
+                  }
+                });
+  }
+  return absl::OkStatus();
+}
+
+// dense_gemm_bf16_splitk_reduce: thread x of block (bx, row) owns column bx*256 + x.
+absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr ws_ptr, l.ptr(0));
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr c_ptr, l.ptr(1));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(2));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(3));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t splits, l.u32(4));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto ws, mem.View<float>(ws_ptr, uint64_t{splits} * m * n, "argument #0 (workspace)"));
+  GPUOPS_ASSIGN_OR_RETURN(auto c, mem.View<uint16_t>(c_ptr, uint64_t{m} * n, "argument #1 (c)"));
+  for (uint64_t row = 0; row < std::min<uint64_t>(l.grid().y, m); ++row) {
+    for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
+      for (uint64_t t = 0; t < l.block().x; ++t) {
+        const uint64_t col = bx * SplitKTile::kReduceThreads + t;
+        if (col >= n) continue;
+        float sum = 0.0f;
+        for (uint64_t s = 0; s < splits; ++s) sum = sum + ws[(s * m + row) * n + col];
+        c[row * n + col] = FloatToBf16(sum);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterHostKernels(HostKernelRegistry& registry) {
+  registry.Register(Spec(Variant::kScalar).kernel, Scalar);
+  auto whole = [&registry](Variant v, TileKernel t) {
+    registry.Register(Spec(v).kernel, [t](const HostLaunch& l, HostMemory& mem) {
+      return WholeTile(t, l, mem);
+    });
+  };
+  const Dim3 router_block{RouterTile::kThreadsX, RouterTile::kThreadsY, 1};
+  const Dim3 tc_block{TensorCoreTile::kThreads, 1, 1};
+  const Dim3 pipelined_block{PipelinedTile::kThreads, 1, 1};
+  whole(Variant::kRouter, {router_block, RouterTile::kM, RouterTile::kN, false, false});
+  whole(Variant::kTensorCore, {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, false, false});
+  whole(Variant::kTensorCoreScaledAcc,
+        {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, false, true});
+  whole(Variant::kTensorCoreLdb, {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, true, false});
+  whole(Variant::kPipelined,
+        {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, false, false});
+  whole(Variant::kPipelinedLdb,
+        {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, true, false});
+  registry.Register(Spec(Variant::kSplitK).kernel, SplitKPartial);
+  registry.Register(Spec(Variant::kSplitK).reduce_kernel, SplitKReduce);
+}
+
+}  // namespace gpuops::ops::dense

@@ -1,0 +1,424 @@
+// Launch contracts of the dense family on the mock: each launcher's grid, block, shared memory,
+// argument order and values; CanImplement's refusals; the dispatcher; the golden launch traces;
+// and the host emulation catching a launcher with swapped grid axes, an under-sized workspace
+// and a wrong ldb.
+#include <fstream>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gpuops/mock/matchers.h"
+#include "gpuops/mock/recording_backend.h"
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/kernel_launch.h"
+#include "gpuops/runtime/owned.h"
+#include "gpuops/runtime/signature_table.h"
+#include "gtest/gtest.h"
+#include "ops/common/common_ops.h"
+#include "ops/dense/dense_gemm.h"
+#include "verify/check.h"
+#include "verify/random.h"
+
+namespace gpuops::ops::dense {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace ::gpuops::mock;  // NOLINT: matchers
+
+mock::RecordingBackend::Options NoExecution() {
+  mock::RecordingBackend::Options o;
+  o.execute_host_kernels = false;
+  return o;
+}
+
+std::vector<uint32_t> SizesOf(const KernelSignature& sig) {
+  std::vector<uint32_t> sizes;
+  for (const KernelParam& p : sig.params) sizes.push_back(p.size);
+  return sizes;
+}
+
+TEST(DenseSignaturesTest, EveryVariantsArgumentShapeMatchesItsCompiledKernel) {
+  auto table = SignatureTable::Parse(EmbeddedModuleImage().signatures_text, "dense");
+  ASSERT_TRUE(table.ok()) << table.status();
+  auto expect = [&](std::string_view kernel, auto sizes) {
+    const KernelSignature* sig = table->Find(kernel);
+    ASSERT_NE(sig, nullptr) << kernel;
+    EXPECT_THAT(SizesOf(*sig), ::testing::ElementsAreArray(sizes)) << kernel;
+  };
+  size_t kernels = 0;
+  for (const VariantSpec& s : kVariants) {
+    switch (s.shape) {
+      case ArgShape::kGemm:
+        expect(s.kernel, GemmDef::kParamSizes);
+        break;
+      case ArgShape::kGemmLdb:
+        expect(s.kernel, GemmLdbDef::kParamSizes);
+        break;
+      case ArgShape::kGemmScaledAcc:
+        expect(s.kernel, GemmScaledAccDef::kParamSizes);
+        break;
+      case ArgShape::kSplitK:
+        expect(s.kernel, SplitKPartialDef::kParamSizes);
+        expect(s.reduce_kernel, SplitKReduceDef::kParamSizes);
+        ++kernels;
+        break;
+    }
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, table->kernels().size()) << "signatures.txt has a kernel no variant uses";
+}
+
+// A loaded family on a mock that records without executing, with small stand-in buffers.
+class DenseContractTest : public ::testing::Test {
+ protected:
+  DenseContractTest() : gpu_(NoExecution()) {}
+  void SetUp() override {
+    auto d = DenseGemm::Load(gpu_);
+    ASSERT_TRUE(d.ok()) << d.status();
+    dense_.emplace(*std::move(d));
+    for (DevicePtr* p : {&a_, &b_, &c_, &ws_}) {
+      auto buf = gpu_.Alloc(4096);
+      ASSERT_TRUE(buf.ok());
+      *p = *buf;
+    }
+  }
+  GemmArgs Args(uint32_t m, uint32_t n, uint32_t k) const {
+    return GemmArgs{.a = a_, .b = b_, .c = c_, .m = m, .n = n, .k = k};
+  }
+  mock::RecordingBackend gpu_;
+  std::optional<DenseGemm> dense_;
+  DevicePtr a_, b_, c_, ws_;
+};
+
+TEST_F(DenseContractTest, ScalarLaunchesSixteenBySixteenBlocksNFast) {
+  ASSERT_TRUE(dense_->Run(Variant::kScalar, Args(17, 200, 64)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16"), GridIs(13, 2, 1),
+                                 BlockIs(16, 16, 1), SharedMemIs(0), ArgCountIs(6),
+                                 ArgPtrAt(0, a_), ArgPtrAt(1, b_), ArgPtrAt(2, c_),
+                                 ArgU32At(3, 17), ArgU32At(4, 200), ArgU32At(5, 64))));
+}
+
+TEST_F(DenseContractTest, RouterLaunchesSixtyFourColumnTiles) {
+  ASSERT_TRUE(dense_->Run(Variant::kRouter, Args(4510, 256, 2048)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_router"), GridIs(4, 282, 1),
+                                 BlockIs(16, 16, 1), ArgU32At(3, 4510), ArgU32At(4, 256),
+                                 ArgU32At(5, 2048))));
+}
+
+TEST_F(DenseContractTest, TensorCoreLaunchesSixtyFourBySixteenTiles) {
+  ASSERT_TRUE(dense_->Run(Variant::kTensorCore, Args(1, 4096, 4096)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_tc"), GridIs(64, 1, 1),
+                                 BlockIs(128, 1, 1), ArgCountIs(6), ArgPtrAt(2, c_),
+                                 ArgU32At(3, 1), ArgU32At(4, 4096), ArgU32At(5, 4096))));
+}
+
+TEST_F(DenseContractTest, ScaledAccumulatePassesTheScaleLast) {
+  GemmArgs args = Args(16, 64, 32);
+  args.scale = -0.25f;
+  ASSERT_TRUE(dense_->Run(Variant::kTensorCoreScaledAcc, args).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_tc_scaled_acc"), GridIs(1, 1, 1),
+                                 BlockIs(128, 1, 1), ArgCountIs(7), ArgF32At(6, -0.25f))));
+}
+
+TEST_F(DenseContractTest, LdbVariantsPassTheStrideAndTakeOddN) {
+  GemmArgs args = Args(300, 151937, 4096);
+  args.ldb = 4104;
+  ASSERT_TRUE(dense_->Run(Variant::kTensorCoreLdb, args).ok());
+  ASSERT_TRUE(dense_->Run(Variant::kPipelinedLdb, args).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_tc_ldb"), GridIs(2375, 19, 1),
+                                 BlockIs(128, 1, 1), ArgU32At(4, 151937), ArgU32At(6, 4104)),
+                          Launch(KernelNamed("dense_gemm_bf16_pipelined_ldb"), GridIs(1188, 3, 1),
+                                 BlockIs(256, 1, 1), ArgU32At(6, 4104))));
+}
+
+TEST_F(DenseContractTest, PipelinedLaunches128By128TilesWith256Threads) {
+  ASSERT_TRUE(dense_->Run(Variant::kPipelined, Args(300, 4096, 4096)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_pipelined"), GridIs(32, 3, 1),
+                                 BlockIs(256, 1, 1), SharedMemIs(0))));
+}
+
+TEST_F(DenseContractTest, SplitKLaunchesPartialThenReduceOverTheWorkspace) {
+  GemmArgs args = Args(4, 200, 4096);
+  args.splits = 8;
+  args.workspace = ws_;
+  EXPECT_EQ(dense_->WorkspaceBytes(Variant::kSplitK, args), 8u * 4 * 200 * 4);
+  ASSERT_TRUE(dense_->Run(Variant::kSplitK, args).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_splitk_partial"), GridIs(13, 1, 8),
+                                 BlockIs(16, 16, 1), ArgPtrAt(2, ws_), ArgU32At(6, 8)),
+                          Launch(KernelNamed("dense_gemm_bf16_splitk_reduce"), GridIs(1, 4, 1),
+                                 BlockIs(256, 1, 1), ArgPtrAt(0, ws_), ArgPtrAt(1, c_),
+                                 ArgU32At(2, 4), ArgU32At(3, 200), ArgU32At(4, 8))));
+}
+
+struct Refusal {
+  std::string name;
+  Variant variant;
+  std::function<void(GemmArgs&)> edit;
+  std::string message;
+};
+
+class DenseCanImplementTest : public DenseContractTest,
+                              public ::testing::WithParamInterface<Refusal> {};
+
+TEST_P(DenseCanImplementTest, RefusesWithAMessageAndLaunchesNothing) {
+  GemmArgs args = Args(16, 256, 256);
+  GetParam().edit(args);
+  absl::Status s = dense_->Run(GetParam().variant, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr(GetParam().message));
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Refusals, DenseCanImplementTest,
+    ::testing::Values(
+        Refusal{"OddNOnTensorCore", Variant::kTensorCore, [](GemmArgs& a) { a.n = 151937; },
+                "dense_gemm_bf16_tc: n=151937 is not a multiple of 8"},
+        Refusal{"KNotMultipleOf8", Variant::kPipelined, [](GemmArgs& a) { a.k = 100; },
+                "k=100 is not a multiple of 8 (A and B rows are loaded 16 bytes at a time)"},
+        Refusal{"LdbOnAPlainVariant", Variant::kTensorCore, [](GemmArgs& a) { a.ldb = 264; },
+                "only the _ldb variants take a B row stride"},
+        Refusal{"LdbBelowK", Variant::kTensorCoreLdb, [](GemmArgs& a) { a.ldb = 128; },
+                "ldb=128 must be >= k=256"},
+        Refusal{"LdbNotMultipleOf8", Variant::kPipelinedLdb, [](GemmArgs& a) { a.ldb = 260; },
+                "ldb=260 must be >= k=256 and a multiple of 8"},
+        Refusal{"EmptyProblem", Variant::kScalar, [](GemmArgs& a) { a.m = 0; }, "empty problem"},
+        Refusal{"NullPointer", Variant::kRouter, [](GemmArgs& a) { a.c = DevicePtr(); },
+                "must be non-null"},
+        Refusal{"MisalignedA", Variant::kTensorCore, [](GemmArgs& a) { a.a = a.a.offset(2); },
+                "a at 0x7f0000000002 is not 16-byte aligned"},
+        Refusal{"SplitKWithoutWorkspace", Variant::kSplitK, [](GemmArgs& a) { a.splits = 4; },
+                "needs a workspace of 65536 bytes"},
+        Refusal{"TooManySplits", Variant::kSplitK, [](GemmArgs& a) { a.splits = 65; },
+                "splits=65 is outside 1..64"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST_F(DenseContractTest, DispatcherPicksByShape) {
+  EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kTensorCore);
+  EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kTensorCore);
+  EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kPipelined);
+  EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kPipelined);
+  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kTensorCoreLdb);
+  EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kPipelinedLdb);
+  GemmArgs strided = Args(1, 4096, 4096);
+  strided.ldb = 4160;
+  EXPECT_EQ(*dense_->Pick(strided), Variant::kTensorCoreLdb);
+  EXPECT_EQ(*dense_->Pick(Args(17, 4096, 100)), Variant::kScalar) << "any K";
+  auto none = dense_->Pick(Args(17, 4097, 100));
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(none.status().message(), HasSubstr("no variant can run m=17 n=4097 k=100"));
+  ASSERT_TRUE(dense_->Gemm(Args(128, 256, 64)).ok());
+  EXPECT_THAT(gpu_.launches(), ElementsAre(KernelNamed("dense_gemm_bf16_pipelined")));
+}
+
+TEST(DenseDispatchTest, PrefillFallsBackToScalarWhenThePipelinedKernelIsNotShipped) {
+  mock::RecordingBackend gpu(NoExecution());
+  // The same family on a target whose image lacks the pipelined kernels.
+  std::string text;
+  std::istringstream lines{std::string(EmbeddedModuleImage().signatures_text)};
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("dense_gemm_bf16_pipelined") == std::string::npos) text += line + "\n";
+  }
+  auto dense = DenseGemm::Load(gpu, mock::DescribeModule("dense", text));
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_FALSE(dense->Ships(Variant::kPipelined));
+  EXPECT_TRUE(dense->kernel(Variant::kPipelined).is_null());
+  auto a = gpu.Alloc(64);
+  GemmArgs args{.a = *a, .b = *a, .c = *a, .m = 512, .n = 512, .k = 512};
+  EXPECT_EQ(*dense->Pick(args), Variant::kScalar);
+  ASSERT_TRUE(dense->Gemm(args).ok());
+  EXPECT_THAT(gpu.launches(), ElementsAre(KernelNamed("dense_gemm_bf16")));
+  absl::Status s = dense->Run(Variant::kPipelined, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("not shipped for sm_90a"));
+}
+
+// --- Golden launch traces.
+
+std::string TraceOf(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+  mock::RecordingBackend gpu(NoExecution());
+  auto dense = DenseGemm::Load(gpu);
+  if (!dense.ok()) return StrCat("load failed: ", dense.status().message());
+  std::map<uint64_t, std::string> names;
+  GemmArgs args{.m = m, .n = n, .k = k, .ldb = ldb, .scale = 0.5f, .splits = 0};
+  for (auto [ptr, name] : {std::pair{&args.a, "A"}, {&args.b, "B"}, {&args.c, "C"},
+                           {&args.workspace, "WS"}}) {
+    auto p = gpu.Alloc(256);
+    *ptr = *p;
+    names[p->address()] = name;
+  }
+  std::string out = StrCat("## ", Spec(v).name, " m=", m, " n=", n, " k=", k, " ldb=", ldb, "\n");
+  absl::Status s = dense->Run(v, args);
+  if (!s.ok()) return StrCat(out, "refused: ", s.message(), "\n");
+  const auto module = gpu.LoadModule(EmbeddedModuleImage());
+  for (const LaunchRecord& r : gpu.launches()) {
+    StrAppend(&out, r.kernel, " grid ", ToString(r.grid), " block ", ToString(r.block), " smem ",
+              r.shared_mem_bytes, "\n ");
+    const KernelHandle kernel = *gpu.GetKernel(*module, r.kernel);
+    for (size_t i = 0; i < r.args.size(); ++i) {
+      const RecordedArg& a = r.args[i];
+      StrAppend(&out, " ", kernel.info()->signature.params[i].name, "=");
+      switch (a.kind) {
+        case ArgKind::kPtr:
+          StrAppend(&out, names[a.u64()]);
+          break;
+        case ArgKind::kF32:
+          StrAppend(&out, a.f32());
+          break;
+        default:
+          StrAppend(&out, a.u64());
+      }
+    }
+    StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+TEST(DenseGoldenTest, LaunchTracesMatchTheCommittedFile) {
+  const std::string path = StrCat(GPUOPS_SOURCE_DIR, "/tests/ops/dense/golden/dense_launches.txt");
+  std::string actual =
+      "# Launches each dense variant makes for fixed shapes (tests/ops/dense/dense_contract_test).\n"
+      "# Regenerate: GPUOPS_UPDATE_GOLDEN=1 build/mock/tests/ops/dense/dense_contract_test\n";
+  for (const VariantSpec& s : kVariants) {
+    const bool ldb = s.shape == ArgShape::kGemmLdb;
+    for (auto [m, n, k] : {std::tuple{1u, 4096u, 4096u}, {17u, 200u, 64u}, {300u, 151937u, 4096u}}) {
+      actual += TraceOf(s.variant, m, n, k, ldb ? k + 8 : 0);
+    }
+  }
+  if (std::getenv("GPUOPS_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path << "; run with GPUOPS_UPDATE_GOLDEN=1 to create it";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  if (expected.str() == actual) return;
+  // A readable diff: the first differing lines with context.
+  std::vector<std::string> want;
+  std::vector<std::string> got;
+  for (std::istringstream s(expected.str()); std::getline(s, want.emplace_back());) {}
+  for (std::istringstream s(actual); std::getline(s, got.emplace_back());) {}
+  std::string diff;
+  int shown = 0;
+  for (size_t i = 0; i < std::max(want.size(), got.size()) && shown < 12; ++i) {
+    const std::string w = i < want.size() ? want[i] : "<end>";
+    const std::string g = i < got.size() ? got[i] : "<end>";
+    if (w == g) continue;
+    StrAppend(&diff, "line ", i + 1, ":\n- ", w, "\n+ ", g, "\n");
+    ++shown;
+  }
+  ADD_FAILURE() << "launch traces differ from " << path
+                << " (- committed, + now); if the change is intended, regenerate with "
+                   "GPUOPS_UPDATE_GOLDEN=1:\n"
+                << diff;
+}
+
+// --- Host emulation catches launcher bugs.
+
+class DenseEmulationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto d = DenseGemm::Load(gpu_);
+    ASSERT_TRUE(d.ok()) << d.status();
+    dense_.emplace(*std::move(d));
+  }
+  DeviceBuffer Upload(const std::vector<uint16_t>& host) {
+    auto b = DeviceBuffer::Allocate(gpu_, host.size() * 2);
+    EXPECT_TRUE(b.ok() && b->Upload<uint16_t>(host).ok());
+    return *std::move(b);
+  }
+  std::vector<uint16_t> Random(size_t n) {
+    std::vector<uint16_t> v(n);
+    verify::FillRandomBf16(absl::MakeSpan(v), 42);
+    return v;
+  }
+  std::vector<uint16_t> Download(const DeviceBuffer& b) {
+    std::vector<uint16_t> v(b.bytes() / 2);
+    EXPECT_TRUE(b.Download<uint16_t>(absl::MakeSpan(v)).ok());
+    return v;
+  }
+  mock::RecordingBackend gpu_;
+  std::optional<DenseGemm> dense_;
+};
+
+TEST_F(DenseEmulationTest, LauncherWithSwappedGridAxesLeavesOutputsUnwritten) {
+  constexpr uint32_t m = 64, n = 128, k = 32;
+  DeviceBuffer a = Upload(Random(m * k));
+  DeviceBuffer b = Upload(Random(n * k));
+  DeviceBuffer c = Upload(std::vector<uint16_t>(m * n, common::kBf16Poison));
+  auto buggy = [&](Dim3 grid) {
+    return KernelLaunch(gpu_, dense_->kernel(Variant::kTensorCore))
+        .grid(grid)
+        .block({128, 1, 1})
+        .arg_ptr(a.ptr())
+        .arg_ptr(b.ptr())
+        .arg_ptr(c.ptr())
+        .arg_u32(m)
+        .arg_u32(n)
+        .arg_u32(k)
+        .launch();
+  };
+  // M-fast instead of the kernel's N-fast order: (ceil(M/16), ceil(N/64)).
+  ASSERT_TRUE(buggy({CeilDiv(m, 16), CeilDiv(n, 64), 1}).ok());
+  verify::CheckStats swapped;
+  verify::CheckWrittenAndGuard(Download(c), m * n, common::kBf16Poison, swapped);
+  EXPECT_EQ(swapped.unwritten, m * n / 2) << "rows 32..63 are never reached";
+
+  ASSERT_TRUE(buggy({CeilDiv(n, 64), CeilDiv(m, 16), 1}).ok());  // the contract's order
+  verify::CheckStats correct;
+  verify::CheckWrittenAndGuard(Download(c), m * n, common::kBf16Poison, correct);
+  EXPECT_EQ(correct.unwritten, 0u);
+}
+
+TEST_F(DenseEmulationTest, UnderSizedWorkspaceIsAnOutOfBoundsErrorNamingTheArgument) {
+  constexpr uint32_t m = 4, n = 64, k = 256;
+  DeviceBuffer a = Upload(Random(m * k));
+  DeviceBuffer b = Upload(Random(n * k));
+  DeviceBuffer c = Upload(std::vector<uint16_t>(m * n));
+  GemmArgs args{.a = a.ptr(), .b = b.ptr(), .c = c.ptr(), .m = m, .n = n, .k = k, .splits = 4};
+  auto ws = DeviceBuffer::Allocate(gpu_, dense_->WorkspaceBytes(Variant::kSplitK, args) / 2);
+  ASSERT_TRUE(ws.ok());
+  args.workspace = ws->ptr();
+  absl::Status s = dense_->Run(Variant::kSplitK, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("dense_gemm_bf16_splitk_partial argument #2 (workspace)"));
+}
+
+TEST_F(DenseEmulationTest, WrongLdbReadsPastTheWeightAndIsCaught) {
+  constexpr uint32_t m = 2, n = 64, k = 64;
+  DeviceBuffer a = Upload(Random(m * k));
+  DeviceBuffer b = Upload(Random(n * k));  // packed: rows k apart
+  DeviceBuffer c = Upload(std::vector<uint16_t>(m * n));
+  GemmArgs args{.a = a.ptr(), .b = b.ptr(), .c = c.ptr(), .m = m, .n = n, .k = k, .ldb = k + 64};
+  absl::Status s = dense_->Run(Variant::kTensorCoreLdb, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("dense_gemm_bf16_tc_ldb argument #1 (b)"));
+}
+
+TEST_F(DenseEmulationTest, KernelLaunchedWithTheWrongBlockIsRefusedByItsEmulation) {
+  DeviceBuffer a = Upload(Random(16 * 64));
+  absl::Status s = KernelLaunch(gpu_, dense_->kernel(Variant::kPipelined))
+                       .grid({1, 1, 1})
+                       .block({128, 1, 1})
+                       .arg_ptr(a.ptr())
+                       .arg_ptr(a.ptr())
+                       .arg_ptr(a.ptr())
+                       .arg_u32(16)
+                       .arg_u32(16)
+                       .arg_u32(64)
+                       .launch();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("launched with block (128, 1, 1), the kernel is written for "
+                                     "(256, 1, 1)"));
+}
+
+}  // namespace
+}  // namespace gpuops::ops::dense

@@ -1,0 +1,341 @@
+#include "verify/dense_suite.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/owned.h"
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+#include "ops/common/common_ops.h"
+#include "ops/dense/dense_gemm.h"
+#include "ops/dense/dense_reference.h"
+#include "verify/random.h"
+
+namespace gpuops::verify {
+namespace {
+
+using ops::dense::Accuracy;
+using ops::dense::DenseGemm;
+using ops::dense::GemmArgs;
+using ops::dense::Spec;
+using ops::dense::Variant;
+using ops::dense::VariantSpec;
+
+constexpr uint16_t kPoison = ops::common::kBf16Poison;
+constexpr uint16_t kPadNan = 0x7fc3;  // pad columns of an ldb weight: reading one shows
+constexpr uint64_t kGuard = 64;       // poisoned elements after every output
+
+std::vector<uint32_t> SampleColumns(uint32_t n, uint32_t count, uint64_t seed) {
+  std::set<uint32_t> cols;
+  for (uint32_t c : {0u, 1u, 2u, 7u, 8u, 15u, 16u, 63u, 64u, 127u, 128u, 255u, 256u}) {
+    if (c < n) cols.insert(c);
+  }
+  for (uint32_t back = 1; back <= 3 && back <= n; ++back) cols.insert(n - back);
+  Rng rng(seed);
+  while (cols.size() < std::min<uint64_t>(count, n)) cols.insert(static_cast<uint32_t>(rng.Next() % n));
+  return {cols.begin(), cols.end()};
+}
+
+std::vector<uint32_t> AllColumns(uint32_t n) {
+  std::vector<uint32_t> cols(n);
+  for (uint32_t j = 0; j < n; ++j) cols[j] = j;
+  return cols;
+}
+
+// Device-side buffers and host copies for one suite run.
+class Runner {
+ public:
+  Runner(GpuBackend& gpu, const DenseGemm& dense, const ops::common::CommonKernels& common,
+         const DenseSuiteOptions& options)
+      : gpu_(gpu), dense_(dense), common_(common), options_(options) {}
+
+  absl::StatusOr<DeviceBuffer> Upload(absl::Span<const uint16_t> host) {
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Allocate(gpu_, host.size() * 2));
+    GPUOPS_RETURN_IF_ERROR(b.Upload<uint16_t>(host));
+    return b;
+  }
+  absl::StatusOr<DeviceBuffer> Poisoned(uint64_t elems) {
+    std::vector<uint16_t> host(elems + kGuard, kPoison);
+    return Upload(host);
+  }
+  absl::StatusOr<std::vector<uint16_t>> Download(const DeviceBuffer& b) {
+    std::vector<uint16_t> host(b.bytes() / 2);
+    GPUOPS_RETURN_IF_ERROR(b.Download<uint16_t>(absl::MakeSpan(host)));
+    return host;
+  }
+
+  // Runs `v` into a fresh poisoned output and returns the whole buffer (output + guard).
+  absl::StatusOr<std::vector<uint16_t>> RunInto(Variant v, GemmArgs args) {
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c, Poisoned(uint64_t{args.m} * args.n));
+    args.c = c.ptr();
+    DeviceBuffer workspace;
+    if (const uint64_t ws = dense_.WorkspaceBytes(v, args); ws > 0) {
+      GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu_, ws));
+      args.workspace = workspace.ptr();
+    }
+    GPUOPS_RETURN_IF_ERROR(dense_.Run(v, args));
+    GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
+    return Download(c);
+  }
+
+  GpuBackend& gpu_;
+  const DenseGemm& dense_;
+  const ops::common::CommonKernels& common_;
+  const DenseSuiteOptions& options_;
+};
+
+// One (N, K, ldb, M) problem's inputs and lazily computed references.
+struct Problem {
+  DenseShape shape;
+  const std::vector<uint16_t>* b = nullptr;  // host copy, N rows ldb apart
+  std::vector<uint16_t> a;
+  DevicePtr a_dev;
+  DevicePtr b_dev;
+  std::vector<uint32_t> cols;
+  bool sampled = false;
+  std::optional<std::pair<std::vector<double>, std::vector<double>>> f64;  // value, |a·b| sums
+  std::optional<std::vector<uint16_t>> strict;
+  std::optional<std::vector<uint16_t>> scalar_output;
+
+  GemmArgs Args(const VariantSpec& spec) const {
+    GemmArgs args;
+    args.a = a_dev;
+    args.b = b_dev;
+    args.m = shape.m;
+    args.n = shape.n;
+    args.k = shape.k;
+    args.ldb = spec.shape == ops::dense::ArgShape::kGemmLdb ? shape.ldb : 0;
+    return args;
+  }
+  const std::pair<std::vector<double>, std::vector<double>>& Float64() {
+    if (!f64) {
+      std::vector<double> value(size_t{shape.m} * cols.size());
+      std::vector<double> abs(value.size());
+      ops::dense::ReferenceFloat64(a, *b, shape.m, shape.k, shape.ldb, cols, absl::MakeSpan(value),
+                                   absl::MakeSpan(abs));
+      f64.emplace(std::move(value), std::move(abs));
+    }
+    return *f64;
+  }
+  const std::vector<uint16_t>& Strict() {
+    if (!strict) {
+      std::vector<uint16_t> compact(cols.size() * size_t{shape.k});
+      for (size_t j = 0; j < cols.size(); ++j) {
+        std::copy_n(b->begin() + static_cast<ptrdiff_t>(size_t{cols[j]} * shape.ldb), shape.k,
+                    compact.begin() + static_cast<ptrdiff_t>(j * shape.k));
+      }
+      std::vector<uint16_t> out(size_t{shape.m} * cols.size());
+      ops::dense::ReferenceStrict(a, compact, shape.m, static_cast<uint32_t>(cols.size()), shape.k,
+                                  shape.k, absl::MakeSpan(out));
+      strict.emplace(std::move(out));
+    }
+    return *strict;
+  }
+};
+
+absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
+  const VariantSpec& spec = Spec(v);
+  const uint64_t mn = uint64_t{p.shape.m} * p.shape.n;
+  const GemmArgs args = p.Args(spec);
+  switch (spec.accuracy) {
+    case Accuracy::kStrictOrder: {
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> out, run.RunInto(v, args));
+      CheckWrittenAndGuard(out, mn, kPoison, stats);
+      CheckBitExactColumns(out, p.shape.m, p.shape.n, p.cols, p.Strict(), stats);
+      if (v == Variant::kScalar) p.scalar_output = std::vector<uint16_t>(out.begin(), out.begin() + mn);
+      if (v == Variant::kRouter && run.dense_.CanImplement(Variant::kScalar, args).ok()) {
+        if (!p.scalar_output) {
+          GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> scalar, run.RunInto(Variant::kScalar, args));
+          p.scalar_output = std::vector<uint16_t>(scalar.begin(), scalar.begin() + mn);
+        }
+        CheckBitIdentical(absl::MakeConstSpan(out).first(mn), *p.scalar_output,
+                          "router vs scalar", stats);
+      }
+      return absl::OkStatus();
+    }
+    case Accuracy::kTensorCore: {
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> out, run.RunInto(v, args));
+      CheckWrittenAndGuard(out, mn, kPoison, stats);
+      const auto& [value, abs] = p.Float64();
+      CheckTensorCoreBound(out, p.shape.m, p.shape.n, p.cols, value, abs, stats);
+      if (v == Variant::kSplitK) {
+        GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> again, run.RunInto(v, args));
+        CheckBitIdentical(again, out, "split-K second run", stats);
+      }
+      return absl::OkStatus();
+    }
+    case Accuracy::kFusedScaledAdd: {
+      // Reference pair: tc into a scratch buffer, then the scaled add onto a copy of c.
+      const float scale = 0.375f;
+      std::vector<uint16_t> c0(mn + kGuard, kPoison);
+      FillRandomBf16(absl::MakeSpan(c0).first(mn), run.options_.seed ^ 0xc0ffee, -2.0f, 2.0f);
+      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer scratch, run.Poisoned(mn));
+      GemmArgs tc_args = args;
+      tc_args.c = scratch.ptr();
+      GPUOPS_RETURN_IF_ERROR(run.dense_.Run(Variant::kTensorCore, tc_args));
+      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer expected, run.Upload(c0));
+      GPUOPS_RETURN_IF_ERROR(run.common_.Bf16ScaledAdd(expected.ptr(), scratch.ptr(), scale, mn));
+      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer fused, run.Upload(c0));
+      GemmArgs fused_args = args;
+      fused_args.c = fused.ptr();
+      fused_args.scale = scale;
+      GPUOPS_RETURN_IF_ERROR(run.dense_.Run(v, fused_args));
+      GPUOPS_RETURN_IF_ERROR(run.gpu_.Synchronize());
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> want, run.Download(expected));
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, run.Download(fused));
+      // The guard only: c starts written, so poison cannot show what the kernel skipped.
+      CheckWrittenAndGuard(absl::MakeConstSpan(got).subspan(mn), 0, kPoison, stats);
+      CheckBitIdentical(got, want, "fused vs tc + scaled add", stats);
+      return absl::OkStatus();
+    }
+  }
+  return absl::InternalError("unknown accuracy contract");
+}
+
+}  // namespace
+
+absl::StatusOr<ShapeSet> ParseShapeSet(std::string_view name) {
+  if (name == "quick") return ShapeSet::kQuick;
+  if (name == "full") return ShapeSet::kFull;
+  return absl::InvalidArgumentError(StrCat("unknown shape set '", name, "' (quick, full)"));
+}
+
+std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
+  const VariantSpec& spec = Spec(v);
+  const bool any_n = spec.n_multiple == 1;
+  const bool ldb = spec.shape == ops::dense::ArgShape::kGemmLdb;
+  std::vector<uint32_t> ms;
+  std::vector<uint32_t> ns;
+  std::vector<uint32_t> ks;
+  if (set == ShapeSet::kFull) {
+    ms = {1, 15, 16, 17, 128, 300};
+    ns = {64, 200, 4096};
+    if (any_n) ns.push_back(151937);
+    ks = {spec.k_multiple, 4096};
+  } else {
+    ms = {1, 17, 130};
+    ns = {64, 200};
+    if (any_n) ns.push_back(1001);
+    ks = {spec.k_multiple, 264};
+  }
+  std::vector<DenseShape> out;
+  for (uint32_t k : ks) {
+    for (uint32_t n : ns) {
+      for (uint32_t m : ms) out.push_back({m, n, k, ldb ? k + 8 : k});
+    }
+  }
+  return out;
+}
+
+bool DenseCaseResult::pass() const {
+  if (!skipped.empty()) return true;
+  return status.ok() && stats.ok(Spec(variant).accuracy == Accuracy::kTensorCore);
+}
+
+std::string DenseCaseResult::Describe() const {
+  const VariantSpec& spec = Spec(variant);
+  char head[128];
+  std::snprintf(head, sizeof(head), "%-14s m=%-4u n=%-6u k=%-4u ldb=%-4u", std::string(spec.name).c_str(),
+                shape.m, shape.n, shape.k, shape.ldb);
+  if (!skipped.empty()) return StrCat(head, "  skipped: ", skipped);
+  if (!status.ok()) return StrCat(head, "  ERROR ", status.message());
+  char figures[160];
+  if (spec.accuracy == Accuracy::kTensorCore) {
+    std::snprintf(figures, sizeof(figures), "max err %.3g (bound %.3g) frob %.2e", stats.max_abs_error,
+                  stats.max_bound, stats.rel_frobenius());
+  } else {
+    std::snprintf(figures, sizeof(figures), "max err %.3g (bound 0, bit-exact)", stats.max_abs_error);
+  }
+  return StrCat(head, "  ", figures, "  ", pass() ? "PASS" : "FAIL", " (", stats.checked,
+                " checked", columns_sampled ? ", sampled columns" : "", ")",
+                pass() ? "" : StrCat(": ", stats.unwritten, " unwritten, ", stats.guard_damage,
+                                     " guard, ", stats.failures, " wrong; ", stats.first_failure));
+}
+
+absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
+                                                           const DenseSuiteOptions& options) {
+  GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
+  GPUOPS_ASSIGN_OR_RETURN(ops::common::CommonKernels common, ops::common::CommonKernels::Load(gpu));
+  Runner run(gpu, dense, common, options);
+
+  // Cases grouped by weight (N, K, ldb), then M, so each input is made and uploaded once.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<uint32_t, std::vector<Variant>>>
+      groups;
+  for (const VariantSpec& spec : ops::dense::kVariants) {
+    if (options.include && !options.include(spec.variant)) continue;
+    if (!dense.Ships(spec.variant)) continue;
+    for (const DenseShape& s : DenseShapes(options.shapes, spec.variant)) {
+      groups[{s.n, s.k, s.ldb}][s.m].push_back(spec.variant);
+    }
+  }
+  std::vector<DenseCaseResult> results;
+  auto finish = [&](DenseCaseResult r) {
+    if (options.on_case) options.on_case(r);
+    results.push_back(std::move(r));
+  };
+  for (const auto& [nkl, by_m] : groups) {
+    const auto [n, k, ldb] = nkl;
+    const bool any_runs = std::any_of(by_m.begin(), by_m.end(), [&](const auto& e) {
+      return options.mac_budget == 0 || uint64_t{e.first} * n * k <= options.mac_budget;
+    });
+    std::vector<uint16_t> b;
+    DeviceBuffer b_dev;
+    absl::Status group_status = absl::OkStatus();
+    if (any_runs) {
+      b.assign(size_t{n} * ldb, kPadNan);
+      FillRandomBf16(absl::MakeSpan(b), options.seed ^ (uint64_t{n} << 32) ^ (uint64_t{k} << 8) ^ ldb);
+      for (uint32_t row = 0; row < n; ++row) {
+        std::fill_n(b.begin() + static_cast<ptrdiff_t>(size_t{row} * ldb + k), ldb - k, kPadNan);
+      }
+      auto uploaded = run.Upload(b);
+      if (uploaded.ok()) {
+        b_dev = *std::move(uploaded);
+      } else {
+        group_status = uploaded.status();
+      }
+    }
+    for (const auto& [m, variants] : by_m) {
+      const DenseShape shape{m, n, k, ldb};
+      const uint64_t macs = uint64_t{m} * n * k;
+      Problem p;
+      p.shape = shape;
+      p.b = &b;
+      DeviceBuffer a_dev;
+      absl::Status status = group_status;
+      const bool runs = options.mac_budget == 0 || macs <= options.mac_budget;
+      if (runs && status.ok()) {
+        p.a.resize(size_t{m} * k);
+        FillRandomBf16(absl::MakeSpan(p.a), options.seed ^ (uint64_t{m} * 0x9e3779b1) ^ n ^ (uint64_t{k} << 20));
+        auto uploaded = run.Upload(p.a);
+        if (uploaded.ok()) {
+          a_dev = *std::move(uploaded);
+          p.a_dev = a_dev.ptr();
+          p.b_dev = b_dev.ptr();
+        } else {
+          status = uploaded.status();
+        }
+        p.sampled = macs > options.full_reference_macs;
+        p.cols = p.sampled ? SampleColumns(n, options.sample_columns, options.seed ^ macs) : AllColumns(n);
+      }
+      for (Variant v : variants) {
+        DenseCaseResult r{.variant = v, .shape = shape};
+        if (!runs) {
+          r.skipped = StrCat(macs, " multiply-adds exceed this backend's budget of ", options.mac_budget);
+          finish(std::move(r));
+          continue;
+        }
+        r.columns_sampled = p.sampled;
+        r.status = status.ok() ? RunCase(run, p, v, r.stats) : status;
+        finish(std::move(r));
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace gpuops::verify

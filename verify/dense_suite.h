@@ -1,0 +1,68 @@
+// The dense family's numerics suite: every variant the build ships, at the shapes of the tests,
+// on any backend, against the CPU reference of its accuracy contract. The CUDA and mock tests
+// and `gpuops check` all run it.
+//
+// Per case: fresh random inputs (the pad columns of an ldb weight hold NaN, so reading them
+// shows), the output poisoned with a NaN pattern and followed by poisoned guard elements, then
+// every element checked as written, the guard intact, and the contract:
+//   strict order   bit-exact against the CPU reference; the router also bit-identical to the
+//                  scalar kernel over the whole output;
+//   tensor core    within the bound against a float64 reference, relative Frobenius < 8e-3;
+//                  split-K also bit-identical across two runs;
+//   fused          bit-identical to tc into a scratch buffer, then common_bf16_scaled_add.
+// References cover every column when M·N·K is small and a fixed sample of columns (edges, tile
+// boundaries, random) otherwise; written-ness and guards are always checked everywhere.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gpuops/runtime/backend.h"
+#include "ops/dense/dense_variants.h"
+#include "verify/check.h"
+
+namespace gpuops::verify {
+
+enum class ShapeSet : uint8_t { kQuick, kFull };
+absl::StatusOr<ShapeSet> ParseShapeSet(std::string_view name);
+
+struct DenseShape {
+  uint32_t m = 0, n = 0, k = 0, ldb = 0;
+  friend bool operator==(const DenseShape&, const DenseShape&) = default;
+};
+
+// The shapes a variant is checked at. Full: M in {1, 15, 16, 17, 128, 300}, N in {64, 200,
+// 4096, 151937}, K in {the variant's minimum, 4096}; odd N only for variants that take any N,
+// and ldb = K + 8 for the _ldb variants. Quick: a subset sized for a CPU.
+std::vector<DenseShape> DenseShapes(ShapeSet set, ops::dense::Variant v);
+
+struct DenseCaseResult {
+  ops::dense::Variant variant;
+  DenseShape shape;
+  CheckStats stats;
+  absl::Status status;       // an error running the case (not a numerics failure)
+  std::string skipped;       // non-empty: why the case did not run
+  bool columns_sampled = false;
+
+  bool pass() const;
+  std::string Describe() const;  // one line: variant, shape, max error, bound, verdict
+};
+
+struct DenseSuiteOptions {
+  ShapeSet shapes = ShapeSet::kFull;
+  std::function<bool(ops::dense::Variant)> include;  // empty: every variant
+  uint64_t mac_budget = 0;  // skip cases with M·N·K above this (0: no limit)
+  uint64_t full_reference_macs = uint64_t{1} << 26;  // all columns up to this M·N·K
+  uint32_t sample_columns = 96;
+  uint64_t seed = 0;
+  std::function<void(const DenseCaseResult&)> on_case;  // progress, called per finished case
+};
+
+// Runs the suite; an error only when the suite itself cannot run (family not loadable).
+absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
+                                                           const DenseSuiteOptions& options);
+
+}  // namespace gpuops::verify

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a tree staged by scripts/gpu_stage.sh: every test executable, the
 # cuobjdump cross-check of signatures.txt, and the benchmarks. Logs go into one archive under
-# $OUT; a summary prints last. Usage: scripts/gpu_session.sh [tests|bench|all] (default all)
+# $OUT; a summary prints last. Usage: scripts/gpu_session.sh [STEP...] with steps tests, check,
+# perf, variants, bench (default: all of them). PERF_ARGS adds flags to the perf step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-what=${1:-all}
+steps=" ${*:-tests check perf variants bench} "
+want() { [[ "$steps" == *" $1 "* ]]; }
 OUT=${OUT:-/tmp/gpuops_out}
 logs=$OUT/logs
 mkdir -p "$logs"
@@ -16,7 +18,14 @@ say() { echo "$*" | tee -a "$summary"; }
 { date -u; pwd; uname -a; nvidia-smi; nvcc --version; } >"$logs/env.txt" 2>&1
 say "machine: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>&1)"
 
-if [ "$what" = all ] || [ "$what" = tests ]; then
+# cuBLASLt for perf: the machine's own (too large to carry).
+if [ -z "${GPUOPS_CUBLASLT:-}" ]; then
+  GPUOPS_CUBLASLT=$(find /usr/local/cuda*/ /usr/lib /opt -name 'libcublasLt.so.1[23]*' 2>/dev/null | head -1)
+  export GPUOPS_CUBLASLT
+fi
+say "cuBLASLt: ${GPUOPS_CUBLASLT:-not found}"
+
+if want tests; then
   for t in .gpu/bin/*_test; do
     name=$(basename "$t")
     start=$(date +%s)
@@ -46,7 +55,27 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   done
 fi
 
-if [ "$what" = all ] || [ "$what" = bench ]; then
+if want check; then
+  .gpu/bin/gpuops info >"$logs/info.txt" 2>&1
+  .gpu/bin/gpuops check --backend cuda >"$logs/check.txt" 2>&1
+  say "gpuops check --backend cuda: rc=$? $(tail -1 "$logs/check.txt")"
+  grep -E 'FAIL|ERROR' "$logs/check.txt" | head -5 | tee -a "$summary"
+fi
+
+if want perf; then
+  .gpu/bin/gpuops perf --csv "$OUT/perf.csv" --plot "$OUT/perf.svg" ${PERF_ARGS:-} >"$logs/perf.txt" 2>&1
+  say "gpuops perf: rc=$?"
+  sed -n '/^| shape/,$p' "$logs/perf.txt" | tee -a "$summary"
+  grep -E '^gpuops perf' "$logs/perf.txt" | head -5 | tee -a "$summary"
+fi
+
+if want variants; then
+  .gpu/bin/gpuops perf --shapes variants --csv "$OUT/variants.csv" >"$logs/variants.txt" 2>&1
+  say "gpuops perf --shapes variants: rc=$?"
+  sed -n '/^| shape/,$p' "$logs/variants.txt" | tee -a "$summary"
+fi
+
+if want bench; then
   .gpu/bin/launch_overhead --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     >"$logs/launch_overhead.txt" 2>&1
   .gpu/bin/cuda_launch_overhead --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \

@@ -15,5 +15,5 @@ done < <(find build/cuda \( -path '*/CMakeFiles' -prune \) -o -type f -executabl
               -o -name 'cuda_launch_overhead' -o -name '*_bench' \) -print)
 find build/cuda -name '*.fatbin' -exec cp {} .gpu/fatbin/ \;
 for exe in .gpu/bin/*; do ldd "$exe"; done | awk '/=> \// {print $3}' | sort -u |
-  grep -E 'libabsl|libbenchmark|libcublas' | xargs -r -I{} cp -L {} .gpu/lib/
+  grep -E 'libabsl|libbenchmark' | xargs -r -I{} cp -L {} .gpu/lib/
 du -sh .gpu .gpu/*

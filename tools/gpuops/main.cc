@@ -1,40 +1,88 @@
-// Placeholder main program: launches one kernel through the mock and prints what it recorded.
+// gpuops: the command-line tool. `gpuops --help` and `gpuops <command> --help` describe it;
+// exit codes: 0 success, 1 a check failed or an error occurred, 2 a usage error (bad flag,
+// unknown op, bad shape, unknown backend), 3 the requested backend is unavailable here.
 #include <cstdio>
+#include <string_view>
 
-#include "gpuops/mock/recording_backend.h"
-#include "gpuops/runtime/kernel_launch.h"
-#include "gpuops/runtime/status.h"
+#include "CLI/CLI.hpp"
+#include "commands.h"
 
-namespace {
+int main(int argc, char** argv) {
+  using namespace gpuops::tools;  // NOLINT
+  CLI::App app{
+      "gpuops: GPU ops for LLM inference.\n"
+      "Exit codes: 0 ok, 1 check failed or error, 2 usage error, 3 backend unavailable."};
+  app.require_subcommand(1);
 
-absl::Status Run() {
-  gpuops::mock::RecordingBackend gpu;
-  GPUOPS_ASSIGN_OR_RETURN(
-      gpuops::ModuleHandle module,
-      gpu.LoadModule(gpuops::mock::DescribeModule(
-          "example", "arch sm_90a\nexample_scale sm_90a out:0:8 in:8:8 n:16:4 s:20:4\n")));
-  GPUOPS_ASSIGN_OR_RETURN(gpuops::KernelHandle kernel, gpu.GetKernel(module, "example_scale"));
-  GPUOPS_ASSIGN_OR_RETURN(gpuops::DevicePtr out, gpu.Alloc(4096));
-  GPUOPS_ASSIGN_OR_RETURN(gpuops::DevicePtr in, gpu.Alloc(4096));
-  GPUOPS_RETURN_IF_ERROR(gpuops::KernelLaunch(gpu, kernel)
-                             .grid({4, 1, 1})
-                             .block({256, 1, 1})
-                             .arg_ptr(out)
-                             .arg_ptr(in)
-                             .arg_u32(1024)
-                             .arg_f32(0.5f)
-                             .launch());
-  for (const auto& r : gpu.launches()) std::printf("%s\n", ToString(r).c_str());
-  return absl::OkStatus();
-}
+  InfoOptions info;
+  app.add_subcommand("info", "List backends (available or why not), the device, and the kernels "
+                             "each op family ships with their parameter lists");
 
-}  // namespace
+  CheckOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Run every op variant on a backend against its CPU reference; one row per case; "
+               "exit 1 on any failure");
+  check_cmd->add_option("--backend", check.backend, "auto (CUDA where a GPU is present, else the "
+                                                    "mock executing on the CPU), mock or cuda")
+      ->capture_default_str();
+  check_cmd->add_option("--op", check.op, "regex over op names: common.<kernel>, dense.<variant>")
+      ->capture_default_str();
+  check_cmd->add_option("--shapes", check.shapes, "quick or full (the tests' shapes)")
+      ->capture_default_str();
 
-int main() {
-  absl::Status s = Run();
-  if (!s.ok()) {
-    std::fprintf(stderr, "gpuops: %s\n", std::string(s.message()).c_str());
-    return 1;
+  TraceOptions trace;
+  auto* trace_cmd = app.add_subcommand(
+      "trace", "Print the launches an op makes for a shape, recorded by the mock (kernel, grid, "
+               "block, shared memory, each argument by name, kind and value)");
+  trace_cmd->add_option("op", trace.op, "dense (the dispatcher's pick) or dense.<variant>")->required();
+  trace_cmd->add_option("--m", trace.m, "rows of A and C")->required();
+  trace_cmd->add_option("--n", trace.n, "rows of B (the weight), columns of C")->required();
+  trace_cmd->add_option("--k", trace.k, "the reduction length")->required();
+  trace_cmd->add_option("--ldb", trace.ldb, "B's row stride in elements (default K)");
+  trace_cmd->add_option("--scale", trace.scale, "tc_scaled_acc's scale")->capture_default_str();
+  trace_cmd->add_option("--splits", trace.splits, "split-K's split count (default: chosen)");
+  trace_cmd->add_flag("--json", trace.json, "JSON following tools/gpuops/trace.schema.json");
+
+  PerfOptions perf;
+  auto* perf_cmd = app.add_subcommand(
+      "perf", "Time our dispatcher against cuBLASLt on the same shapes on the GPU (CUDA events, "
+              "weights rotated beyond L2, medians), with the read roof measured in the same run");
+  perf_cmd->add_option("--backend", perf.backend, "cuda")->capture_default_str();
+  perf_cmd->add_option("--op", perf.op, "regex over shape names: qkv, o, gate_up, down, lm_head, sq...")
+      ->capture_default_str();
+  perf_cmd->add_option("--shapes", perf.shapes,
+                       "llama (the Llama-3-8B projections and lm_head at M=1..4096), decode, "
+                       "prefill, square, variants (every variant at M=1,16,4096 on N=K=4096), none")
+      ->capture_default_str();
+  perf_cmd->add_option("--shape", perf.shape, "extra M,N,K shapes (repeatable)");
+  perf_cmd->add_option("--variant", perf.variant, "force one dense variant instead of the dispatcher");
+  perf_cmd->add_option("--iterations", perf.iterations, "timed launches per measurement (>= 20)")
+      ->capture_default_str();
+  perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV");
+  perf_cmd->add_option("--json", perf.json, "write the rows as JSON");
+  perf_cmd->add_option("--plot", perf.plot, "write an SVG plot of ours vs cuBLAS per shape");
+
+  // Name an unknown command instead of CLI11's generic "a subcommand is required".
+  const std::string_view first = argc > 1 ? argv[1] : "";
+  if (!first.empty() && first[0] != '-' && first != "info" && first != "check" &&
+      first != "trace" && first != "perf") {
+    std::fprintf(stderr, "gpuops: unknown command '%s' (commands: info, check, trace, perf; see "
+                         "gpuops --help)\n", argv[1]);
+    return kExitUsage;
   }
-  return 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (app.got_subcommand("info")) return RunInfo(info);
+  if (app.got_subcommand("check")) return RunCheck(check);
+  if (app.got_subcommand("trace")) return RunTrace(trace);
+  if (app.got_subcommand("perf")) return RunPerf(perf);
+  return kExitUsage;
 }

@@ -1,0 +1,145 @@
+// The gpuops command as a user runs it: exit codes for argument errors, `info` naming why CUDA is
+// (un)available, `trace --json` valid against its schema, and `check` on the mock.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gpuops/cuda/cuda_backend.h"
+#include "gtest/gtest.h"
+#include "tests/support/json.h"
+
+namespace gpuops::tools {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result RunTool(const std::string& args) {
+  const std::string command = StrCat("GPUOPS_BACKEND= ", GPUOPS_TOOL, " ", args, " 2>&1");
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+struct UsageError {
+  std::string name;
+  std::string args;
+  std::string message;
+};
+
+void PrintTo(const UsageError& e, std::ostream* os) { *os << e.name << ": gpuops " << e.args; }
+
+class GpuopsUsageErrors : public ::testing::TestWithParam<UsageError> {};
+
+TEST_P(GpuopsUsageErrors, ExitWithCode2AndSayWhy) {
+  const Result r = RunTool(GetParam().args);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, GpuopsUsageErrors,
+    ::testing::Values(
+        UsageError{"NoSubcommand", "", "A subcommand is required"},
+        UsageError{"UnknownSubcommand", "frobnicate", "unknown command 'frobnicate'"},
+        UsageError{"UnknownFlag", "check --fast", "--fast"},
+        UsageError{"CheckUnknownOp", "check --op 'nvfp4\\..*'", "no op matches --op"},
+        UsageError{"CheckBadRegex", "check --op '('", "is not a valid regular expression"},
+        UsageError{"CheckUnknownShapes", "check --shapes huge", "unknown shape set 'huge'"},
+        UsageError{"CheckUnknownBackend", "check --backend tpu", "unknown backend 'tpu'"},
+        UsageError{"TraceUnknownOp", "trace attention --m 1 --n 1 --k 1", "unknown op 'attention'"},
+        UsageError{"TraceUnknownVariant", "trace dense.fast --m 1 --n 8 --k 8", "no variant 'fast'"},
+        UsageError{"TraceZeroShape", "trace dense --m 0 --n 64 --k 64", "bad shape m=0"},
+        UsageError{"TraceNonNumericShape", "trace dense --m x --n 64 --k 64", "--m"},
+        UsageError{"TraceMissingShape", "trace dense --m 1 --n 64", "--k is required"},
+        UsageError{"TraceShapeTheVariantCannotRun", "trace dense.tc --m 1 --n 151937 --k 4096",
+                   "n=151937 is not a multiple of 8"},
+        UsageError{"PerfOnTheMock", "perf --backend mock", "use --backend cuda"},
+        UsageError{"PerfBadShape", "perf --shapes none --shape 1,2", "is not M,N,K"},
+        UsageError{"PerfTooFewIterations", "perf --iterations 5", ">= 20"},
+        UsageError{"PerfUnknownVariant", "perf --variant fast", "no variant 'fast'"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(GpuopsCliTest, HelpExitsZeroForEverySubcommand) {
+  for (const std::string cmd : {"", "info ", "check ", "trace ", "perf "}) {
+    const Result r = RunTool(cmd + "--help");
+    EXPECT_EQ(r.exit_code, 0) << cmd << r.output;
+    EXPECT_THAT(r.output, HasSubstr("Usage")) << cmd;
+  }
+}
+
+TEST(GpuopsCliTest, InfoSaysWhetherCudaIsAvailableAndWhy) {
+  const Result r = RunTool("info");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mock  available"));
+  if (absl::Status cuda = cuda::ProbeCuda(); cuda.ok()) {
+    EXPECT_THAT(r.output, HasSubstr("cuda  available"));
+  } else {
+    EXPECT_THAT(r.output, HasSubstr(StrCat("cuda  unavailable: ", cuda.message())));
+  }
+  EXPECT_THAT(r.output, HasSubstr("dense_gemm_bf16_tc [sm_80,sm_90a] (a:0:8, b:8:8, c:16:8, "
+                                  "m:24:4, n:28:4, k:32:4)"));
+}
+
+TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
+  std::ifstream schema_file(StrCat(GPUOPS_SOURCE_DIR, "/tools/gpuops/trace.schema.json"));
+  std::stringstream schema_text;
+  schema_text << schema_file.rdbuf();
+  testing::Json schema;
+  std::string error;
+  ASSERT_TRUE(testing::JsonParser(schema_text.str()).Parse(&schema, &error)) << error;
+  for (const std::string args :
+       {"dense --m 17 --n 151937 --k 4096", "dense.splitk --m 4 --n 200 --k 4096 --splits 8",
+        "dense.tc_scaled_acc --m 1 --n 64 --k 64 --scale 0.5", "dense --m 4096 --n 4096 --k 4096"}) {
+    const Result r = RunTool("trace --json " + args);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    testing::Json doc;
+    ASSERT_TRUE(testing::JsonParser(r.output).Parse(&doc, &error)) << error << "\n" << r.output;
+    std::vector<std::string> violations;
+    testing::Validate(schema, doc, "$", &violations);
+    EXPECT_THAT(violations, ::testing::IsEmpty()) << args << "\n" << r.output;
+  }
+  // The validator itself rejects a document that breaks the schema.
+  testing::Json bad;
+  ASSERT_TRUE(testing::JsonParser(R"({"op": 1, "launches": [], "extra": true})").Parse(&bad, &error));
+  std::vector<std::string> violations;
+  testing::Validate(schema, bad, "$", &violations);
+  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("$.op: is integer")));
+  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("missing shape")));
+  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("unexpected property extra")));
+  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("$.launches: fewer than 1 items")));
+}
+
+TEST(GpuopsCliTest, TraceNamesEveryArgument) {
+  const Result r = RunTool("trace dense.splitk --m 4 --n 200 --k 4096 --splits 8");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("#0 dense_gemm_bf16_splitk_partial grid (13, 1, 8) block (16, 16, 1)"));
+  EXPECT_THAT(r.output, HasSubstr("workspace  ptr"));
+  EXPECT_THAT(r.output, HasSubstr("splits     u32   8"));
+  EXPECT_THAT(r.output, HasSubstr("#1 dense_gemm_bf16_splitk_reduce grid (1, 4, 1) block (256, 1, 1)"));
+}
+
+TEST(GpuopsCliTest, CheckOnTheMockPassesEveryCase) {
+  const Result r = RunTool("check --backend mock --op 'dense\\.(tc|router)$|common\\.fill'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("backend mock"));
+  EXPECT_THAT(r.output, HasSubstr("router"));
+  EXPECT_THAT(r.output, HasSubstr("fill_u16"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("FAIL")));
+  EXPECT_THAT(r.output, HasSubstr(" 0 failed"));
+}
+
+}  // namespace
+}  // namespace gpuops::tools

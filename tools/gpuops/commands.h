@@ -1,0 +1,45 @@
+// The gpuops subcommands. Each returns the process exit code (see kExit*).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuops::tools {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;       // a check failed, or the command hit an error
+inline constexpr int kExitUsage = 2;        // bad flags, unknown op, bad shape, unknown backend
+inline constexpr int kExitUnavailable = 3;  // the backend asked for is not available here
+
+struct InfoOptions {};
+int RunInfo(const InfoOptions& options);
+
+struct CheckOptions {
+  std::string backend = "auto";
+  std::string op = ".*";  // regex over "family.variant", e.g. "dense\\.tc.*"
+  std::string shapes = "quick";
+};
+int RunCheck(const CheckOptions& options);
+
+struct TraceOptions {
+  std::string op;  // "dense" (the dispatcher) or "dense.<variant>"
+  uint32_t m = 0, n = 0, k = 0, ldb = 0;
+  float scale = 1.0f;
+  uint32_t splits = 0;
+  bool json = false;
+};
+int RunTrace(const TraceOptions& options);
+
+struct PerfOptions {
+  std::string backend = "cuda";
+  std::string op = ".*";          // regex over shape names ("qkv", "lm_head", ...)
+  std::string shapes = "llama";   // llama, decode, prefill, square, variants
+  std::vector<std::string> shape; // extra "M,N,K" shapes
+  std::string variant;            // force one dense variant instead of the dispatcher
+  int iterations = 30;
+  std::string csv, json, plot;
+};
+int RunPerf(const PerfOptions& options);
+
+}  // namespace gpuops::tools

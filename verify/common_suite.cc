@@ -1,0 +1,96 @@
+#include "verify/common_suite.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/owned.h"
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+#include "ops/common/common_ops.h"
+#include "verify/random.h"
+
+namespace gpuops::verify {
+namespace {
+
+constexpr uint16_t kPoison = ops::common::kBf16Poison;
+constexpr uint64_t kGuard = 64;
+
+absl::StatusOr<DeviceBuffer> Upload(GpuBackend& gpu, const std::vector<uint16_t>& host) {
+  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Allocate(gpu, host.size() * 2));
+  GPUOPS_RETURN_IF_ERROR(b.Upload<uint16_t>(host));
+  return b;
+}
+
+absl::StatusOr<std::vector<uint16_t>> Download(const DeviceBuffer& b) {
+  std::vector<uint16_t> host(b.bytes() / 2);
+  GPUOPS_RETURN_IF_ERROR(b.Download<uint16_t>(absl::MakeSpan(host)));
+  return host;
+}
+
+absl::Status RunCase(GpuBackend& gpu, const ops::common::CommonKernels& k, const std::string& op,
+                     uint64_t n, uint64_t seed, CheckStats& stats) {
+  std::vector<uint16_t> src(n);
+  FillRandomBf16(absl::MakeSpan(src), seed, -4.0f, 4.0f);
+  std::vector<uint16_t> dst0(n + kGuard, kPoison);
+  std::vector<uint16_t> want(n);
+  if (op == "bf16_scaled_add") {
+    FillRandomBf16(absl::MakeSpan(dst0).first(n), seed ^ 1, -4.0f, 4.0f);
+    const float scale = -0.625f;
+    for (uint64_t i = 0; i < n; ++i) {
+      want[i] = FloatToBf16(std::fma(scale, Bf16ToFloat(src[i]), Bf16ToFloat(dst0[i])));
+    }
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, Upload(gpu, dst0));
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer delta, Upload(gpu, src));
+    GPUOPS_RETURN_IF_ERROR(k.Bf16ScaledAdd(out.ptr(), delta.ptr(), scale, n));
+    GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, Download(out));
+    CheckWrittenAndGuard(absl::MakeConstSpan(got).subspan(n), 0, kPoison, stats);
+    CheckBitIdentical(absl::MakeConstSpan(got).first(n), want, op, stats);
+    return absl::OkStatus();
+  }
+  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, Upload(gpu, dst0));
+  if (op == "fill_u16") {
+    const uint16_t value = 0x3f80;  // 1.0
+    std::fill(want.begin(), want.end(), value);
+    GPUOPS_RETURN_IF_ERROR(k.FillU16(out.ptr(), value, n));
+  } else {
+    want = src;
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer in, Upload(gpu, src));
+    GPUOPS_RETURN_IF_ERROR(k.CopyBf16(out.ptr(), in.ptr(), n));
+  }
+  GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, Download(out));
+  CheckWrittenAndGuard(got, n, kPoison, stats);
+  CheckBitIdentical(absl::MakeConstSpan(got).first(n), want, op, stats);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> CommonOps() { return {"bf16_scaled_add", "fill_u16", "copy_bf16"}; }
+
+std::string CommonCaseResult::Describe() const {
+  char head[96];
+  std::snprintf(head, sizeof(head), "%-16s n=%-8llu", op.c_str(), static_cast<unsigned long long>(n));
+  if (!status.ok()) return StrCat(head, "  ERROR ", status.message());
+  return StrCat(head, "  bit-exact vs host formula  ", pass() ? "PASS" : "FAIL", " (",
+                stats.checked, " checked)", pass() ? "" : StrCat(": ", stats.first_failure));
+}
+
+absl::StatusOr<std::vector<CommonCaseResult>> RunCommonSuite(
+    GpuBackend& gpu, const std::function<bool(const std::string&)>& include, uint64_t seed,
+    const std::function<void(const CommonCaseResult&)>& on_case) {
+  GPUOPS_ASSIGN_OR_RETURN(ops::common::CommonKernels kernels, ops::common::CommonKernels::Load(gpu));
+  std::vector<CommonCaseResult> results;
+  for (const std::string& op : CommonOps()) {
+    if (include && !include(op)) continue;
+    for (uint64_t n : {uint64_t{1}, uint64_t{2047}, uint64_t{2049}, uint64_t{(1 << 20) + 3}}) {
+      CommonCaseResult r{.op = op, .n = n};
+      r.status = RunCase(gpu, kernels, op, n, seed ^ n, r.stats);
+      if (on_case) on_case(r);
+      results.push_back(std::move(r));
+    }
+  }
+  return results;
+}
+
+}  // namespace gpuops::verify

@@ -11,6 +11,8 @@ OUT=${OUT:-/tmp/gpuops_out}
 logs=$OUT/logs
 mkdir -p "$logs"
 export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Tests that run the tool or read sources find them here, not at the build machine's paths.
+export GPUOPS_TOOL_PATH=$PWD/.gpu/bin/gpuops GPUOPS_SOURCE_DIR=$PWD
 summary=$OUT/summary.txt
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -29,7 +31,7 @@ if want tests; then
   for t in .gpu/bin/*_test; do
     name=$(basename "$t")
     start=$(date +%s)
-    timeout 600 "$t" --gtest_output=xml:"$logs/$name.xml" >"$logs/$name.log" 2>&1
+    timeout 240 "$t" --gtest_output=xml:"$logs/$name.xml" >"$logs/$name.log" 2>&1
     rc=$?
     passed=$(grep -oP '^\[  PASSED  \] \K[0-9]+' "$logs/$name.log" || echo 0)
     failed=$(grep -oP '^\[  FAILED  \] \K[0-9]+(?= tests?, listed below)' "$logs/$name.log" || echo 0)
@@ -47,6 +49,8 @@ if want tests; then
   python3 scripts/cuobjdump_check.py "${args[@]}" >"$logs/cuobjdump_check.txt" 2>&1
   say "cuobjdump check rc=$? ($(grep -c '^  ok ' "$logs/cuobjdump_check.txt") kernels ok, $(grep -cE '^  (DIFFERS|MISSING|MISMATCH)' "$logs/cuobjdump_check.txt") problems)"
   grep -E '^  (DIFFERS|MISSING|MISMATCH)' "$logs/cuobjdump_check.txt" | head -5 | tee -a "$summary"
+  cuobjdump -sass .gpu/fatbin/dense.fatbin >"$logs/dense_sass.txt" 2>&1
+  say "SASS: $(awk '/Function :/ {f=$3} /HGMMA/ {h[f]++} /LDG.E.128/ {l[f]++} END {for (k in h) printf "%s HGMMA=%d; ", k, h[k]; for (k in l) if (k ~ /gemv/) printf "%s LDG.E.128=%d; ", k, l[k]}' "$logs/dense_sass.txt")"
   for s in ops/*/signatures.txt; do
     f=$(basename "$(dirname "$s")")
     .gpu/bin/gpuops_sigtool --family "$f" --fatbin ".gpu/fatbin/$f.fatbin" \

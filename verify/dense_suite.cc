@@ -109,7 +109,10 @@ struct Problem {
     args.m = shape.m;
     args.n = shape.n;
     args.k = shape.k;
-    args.ldb = spec.shape == ops::dense::ArgShape::kGemmLdb ? shape.ldb : 0;
+    args.ldb = spec.shape == ops::dense::ArgShape::kGemmLdb ||
+                       spec.shape == ops::dense::ArgShape::kGemmTma
+                   ? shape.ldb
+                   : 0;
     return args;
   }
   const std::pair<std::vector<double>, std::vector<double>>& Float64() {
@@ -209,6 +212,8 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
   const VariantSpec& spec = Spec(v);
   const bool any_n = spec.n_multiple == 1;
   const bool ldb = spec.shape == ops::dense::ArgShape::kGemmLdb;
+  // TMA variants read B's stride from the tensor map: odd N runs with padded rows, the rest packed.
+  const bool tma = spec.shape == ops::dense::ArgShape::kGemmTma;
   std::vector<uint32_t> ms;
   std::vector<uint32_t> ns;
   std::vector<uint32_t> ks;
@@ -223,10 +228,15 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
     if (any_n) ns.push_back(1001);
     ks = {spec.k_multiple, 264};
   }
+  if (spec.max_m != 0) {
+    // Small-M kernels: the edges of their row range instead.
+    ms = {1, 3, spec.max_m - 1, spec.max_m};
+    if (spec.max_m > 8) ms.insert(ms.begin() + 2, {8, 9});
+  }
   std::vector<DenseShape> out;
   for (uint32_t k : ks) {
     for (uint32_t n : ns) {
-      for (uint32_t m : ms) out.push_back({m, n, k, ldb ? k + 8 : k});
+      for (uint32_t m : ms) out.push_back({m, n, k, ldb || (tma && n % 2 == 1) ? k + 8 : k});
     }
   }
   return out;

@@ -1,11 +1,13 @@
 #include "ops/dense/dense_gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <vector>
 
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
+#include "gpuops/runtime/tensor_map.h"
 
 namespace gpuops::ops::dense {
 namespace {
@@ -79,6 +81,9 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   if (args.a.is_null() || args.b.is_null() || args.c.is_null()) {
     return Invalid(spec, "a, b and c must be non-null");
   }
+  if (spec.max_m != 0 && args.m > spec.max_m) {
+    return Invalid(spec, StrCat("m=", args.m, " exceeds the kernel's ", spec.max_m, " rows"));
+  }
   if (args.k % spec.k_multiple != 0) {
     return Invalid(spec, StrCat("k=", args.k, " is not a multiple of ", spec.k_multiple,
                                 " (A and B rows are loaded 16 bytes at a time)"));
@@ -89,7 +94,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                                 "any N"));
   }
   const uint32_t ldb = EffectiveLdb(args);
-  if (spec.shape == ArgShape::kGemmLdb) {
+  if (spec.shape == ArgShape::kGemmLdb || spec.shape == ArgShape::kGemmTma) {
     if (ldb < args.k || ldb % 8 != 0) {
       return Invalid(spec, StrCat("ldb=", ldb, " must be >= k=", args.k,
                                   " and a multiple of 8 (16-byte-aligned B rows)"));
@@ -106,7 +111,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
       }
     }
   }
-  const Dim3 grid = TileGrid(spec, args.m, args.n);
+  const Dim3 grid = Grid(v, args);
   const DeviceInfo& device = gpu_->device_info();
   if (grid.x > device.max_grid.x || grid.y > device.max_grid.y) {
     return Invalid(spec, StrCat("m=", args.m, ", n=", args.n, " need a grid of ",
@@ -129,6 +134,15 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   return absl::OkStatus();
 }
 
+Dim3 DenseGemm::Grid(Variant v, const GemmArgs& args) const {
+  const VariantSpec& spec = Spec(v);
+  if (spec.order == GridOrder::kPersistent) {
+    const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
+    return {static_cast<uint32_t>(std::min(TileCount(spec, args.m, args.n), sms)), 1, 1};
+  }
+  return TileGrid(spec, args.m, args.n);
+}
+
 uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {
   const Dim3 grid = TileGrid(Spec(Variant::kSplitK), args.m, args.n);
   const uint64_t tiles = uint64_t{grid.x} * grid.y;
@@ -147,7 +161,7 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
   GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
   const VariantSpec& spec = Spec(v);
   const KernelHandle kernel = kernels_[static_cast<size_t>(v)];
-  const LaunchDims dims{TileGrid(spec, args.m, args.n), spec.block, 0};
+  const LaunchDims dims{Grid(v, args), spec.block, spec.shared_mem_bytes};
   switch (spec.shape) {
     case ArgShape::kGemm:
       return GemmDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c,
@@ -158,6 +172,26 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
     case ArgShape::kGemmScaledAcc:
       return GemmScaledAccDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b,
                                                   args.c, args.m, args.n, args.k, args.scale);
+    case ArgShape::kGemmTma: {
+      // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
+      // 128-byte swizzle (kK BF16 = 128 bytes).
+      auto map = [&](DevicePtr base, uint32_t rows, uint32_t stride, uint32_t box_rows) {
+        TensorMapDesc d;
+        d.data_type = TensorMapDataType::kBF16;
+        d.rank = 2;
+        d.global_address = base;
+        d.global_dims = {args.k, rows};
+        d.global_strides = {0, uint64_t{stride} * 2};
+        d.box_dims = {WgmmaTile<256>::kK, box_rows};
+        d.swizzle = TensorMapSwizzle::k128B;
+        return gpu_->EncodeTensorMap(d);
+      };
+      GPUOPS_ASSIGN_OR_RETURN(TensorMapBytes a_map, map(args.a, args.m, args.k, spec.tile_m));
+      GPUOPS_ASSIGN_OR_RETURN(TensorMapBytes b_map,
+                              map(args.b, args.n, EffectiveLdb(args), spec.tile_n));
+      return TmaGemmDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, a_map, b_map, args.c,
+                                            args.m, args.n, args.k);
+    }
     case ArgShape::kSplitK: {
       const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
       GPUOPS_RETURN_IF_ERROR(SplitKPartialDef(spec.kernel).Launch(
@@ -177,14 +211,25 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
   std::vector<Variant> order;
-  if (strided) {
-    order = args.m <= 16 ? std::vector<Variant>{Variant::kTensorCoreLdb, Variant::kPipelinedLdb}
-                         : std::vector<Variant>{Variant::kPipelinedLdb, Variant::kTensorCoreLdb};
-  } else if (args.m <= 16) {
-    order = {Variant::kTensorCore, Variant::kPipelined, Variant::kScalar};
-  } else {
-    order = {Variant::kPipelined, Variant::kScalar};
+  if (args.m <= 8) order.push_back(Variant::kGemvM8);
+  if (args.m <= 16) {
+    order.push_back(Variant::kGemvM16);
+    order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
   }
+  // Wgmma tiles: 128 x 128 when the 128 x 256 grid would leave more of its last wave idle than
+  // the narrower tiles cost (they run at about 0.55 of the wide tile's time).
+  const double sms = std::max(gpu_->device_info().sm_count, 1);
+  const double wide_waves = std::ceil(TileCount(Spec(Variant::kWgmma128x256), args.m, args.n) / sms);
+  const double narrow_waves =
+      std::ceil(TileCount(Spec(Variant::kWgmma128x128), args.m, args.n) / sms) * 0.55;
+  if (narrow_waves < wide_waves) {
+    order.insert(order.end(), {Variant::kWgmma128x128, Variant::kWgmma128x256});
+  } else {
+    order.insert(order.end(), {Variant::kWgmma128x256, Variant::kWgmma128x128});
+  }
+  order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
+  if (strided) order.push_back(Variant::kTensorCoreLdb);
+  order.push_back(Variant::kScalar);
   absl::Status last = absl::FailedPreconditionError("dense: no variant");
   for (Variant v : order) {
     last = CanImplement(v, args);

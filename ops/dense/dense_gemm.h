@@ -33,6 +33,8 @@ using GemmScaledAccDef =
 using SplitKPartialDef =
     KernelDef<param::Ptr, param::Ptr, param::Ptr, param::U32, param::U32, param::U32, param::U32>;
 using SplitKReduceDef = KernelDef<param::Ptr, param::Ptr, param::U32, param::U32, param::U32>;
+using TmaGemmDef = KernelDef<param::TensorMap, param::TensorMap, param::Ptr, param::U32, param::U32,
+                             param::U32>;
 
 struct GemmArgs {
   DevicePtr a;  // [M, K] BF16, rows K apart, 16-byte aligned
@@ -66,9 +68,14 @@ class DenseGemm {
   uint32_t SplitsFor(const GemmArgs& args) const;
   absl::Status Run(Variant v, const GemmArgs& args, StreamHandle stream = {}) const;
 
-  // The dispatcher: B rows not K apart or N not a multiple of 8 take an _ldb variant; decode
-  // (M <= 16) takes the tensor-core kernel; prefill takes the pipelined kernel when the target
-  // ships it and falls back to the scalar kernel when its handle is null.
+  // The grid a variant launches for `args` (persistent variants: min(tiles, SMs)).
+  Dim3 Grid(Variant v, const GemmArgs& args) const;
+
+  // The dispatcher, first variant that ships and can implement the call:
+  //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;
+  //   prefill: the sm_90a wgmma kernel (128 x 256 tiles, or 128 x 128 when that wastes fewer
+  //   SM-waves), then pipelined (pipelined_ldb for a B stride or N not a multiple of 8), then
+  //   scalar when nothing faster is shipped.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
   absl::Status Gemm(const GemmArgs& args, StreamHandle stream = {}) const;
 

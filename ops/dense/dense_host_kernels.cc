@@ -231,9 +231,96 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
+// dense_gemv_bf16_m8 / _m16: block b owns weight rows [16 b, 16 b + 16) for activation rows
+// below 8 * n_tiles.
+absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {GemvTile::kThreads, 1, 1}));
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/true, /*vector_loads=*/true));
+  const uint32_t rows = std::min(g.m, 8 * n_tiles);
+  std::vector<float> acc;
+  for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
+    const uint64_t col0 = bx * GemvTile::kRows;
+    if (col0 >= g.n) continue;
+    const auto cols = static_cast<uint32_t>(std::min<uint64_t>(GemvTile::kRows, g.n - col0));
+    TileSums(g, 0, rows, static_cast<uint32_t>(col0), cols, 0, g.k, false, acc);
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t j = 0; j < cols; ++j) {
+        g.c[size_t{r} * g.n + col0 + j] = FloatToBf16(acc[size_t{r} * cols + j]);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
+// [N, K] operands with the kernel's boxes and swizzle; block b walks tiles b, b + grid.x, ...
+template <uint32_t kTileN>
+absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
+  using T = WgmmaTile<kTileN>;
+  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {T::kThreads, 1, 1}));
+  if (l.shared_mem_bytes() < T::kSharedBytes) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with ", l.shared_mem_bytes(),
+                                             " bytes of shared memory, its stages need ",
+                                             T::kSharedBytes));
+  }
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, l.tensor_map(0));
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map, l.tensor_map(1));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
+  GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
+  auto check_map = [&](const TensorMapDesc& d, std::string_view name, uint32_t rows,
+                       uint32_t box_rows) -> absl::Status {
+    if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 || d.global_dims[0] != k ||
+        d.global_dims[1] != rows || d.box_dims[0] != T::kK || d.box_dims[1] != box_rows ||
+        d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * 2) {
+      return absl::InvalidArgumentError(StrCat(
+          l.kernel(), ": argument ", name, " describes a ", d.global_dims[1], " x ",
+          d.global_dims[0], " tensor with box ", d.box_dims[1], " x ", d.box_dims[0],
+          "; the kernel needs ", rows, " x ", k, " BF16 with box ", box_rows, " x ", T::kK,
+          " and 128-byte swizzle"));
+    }
+    return absl::OkStatus();
+  };
+  GPUOPS_RETURN_IF_ERROR(check_map(a_map, "#0 (a_map)", m, T::kM));
+  GPUOPS_RETURN_IF_ERROR(check_map(b_map, "#1 (b_map)", n, T::kN));
+  GemmView g{.m = m, .n = n, .k = k, .ldb = static_cast<uint32_t>(b_map.global_strides[1] / 2)};
+  GPUOPS_ASSIGN_OR_RETURN(g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k,
+                                                  "argument #0 (a_map)"));
+  GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(b_map.global_address,
+                                                  uint64_t{n - 1} * g.ldb + k, "argument #1 (b_map)"));
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr c, l.ptr(2));
+  GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(c, uint64_t{m} * n, "argument #2 (c)"));
+  const uint32_t num_m = CeilDiv(m, T::kM);
+  const uint32_t num_n = CeilDiv(n, T::kN);
+  std::vector<float> acc;
+  for (uint64_t block = 0; block < l.grid().x; ++block) {
+    for (uint64_t t = block; t < uint64_t{num_m} * num_n; t += l.grid().x) {
+      const TileCoord coord =
+          PersistentTileCoords(static_cast<uint32_t>(t), num_m, num_n, T::kGroupM);
+      const uint32_t row0 = coord.m_block * T::kM;
+      const uint32_t col0 = coord.n_block * T::kN;
+      const uint32_t rows = std::min(T::kM, m - row0);
+      const uint32_t cols = std::min(T::kN, n - col0);
+      TileSums(g, row0, rows, col0, cols, 0, k, false, acc);
+      for (uint32_t r = 0; r < rows; ++r) {
+        for (uint32_t j = 0; j < cols; ++j) {
+          g.c[size_t{row0 + r} * n + col0 + j] = FloatToBf16(acc[size_t{r} * cols + j]);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterHostKernels(HostKernelRegistry& registry) {
+  registry.Register(Spec(Variant::kGemvM8).kernel,
+                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, l, mem); });
+  registry.Register(Spec(Variant::kGemvM16).kernel,
+                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, l, mem); });
+  registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256>);
+  registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);
   auto whole = [&registry](Variant v, TileKernel t) {
     registry.Register(Spec(v).kernel, [t](const HostLaunch& l, HostMemory& mem) {

@@ -26,6 +26,10 @@ enum class Variant : uint8_t {
   kPipelined,
   kPipelinedLdb,
   kSplitK,
+  kGemvM8,
+  kGemvM16,
+  kWgmma128x256,
+  kWgmma128x128,
 };
 
 // The argument list a variant's kernel takes; one launcher per shape.
@@ -34,6 +38,14 @@ enum class ArgShape : uint8_t {
   kGemmLdb,        // (a, b, c, m, n, k, ldb)
   kGemmScaledAcc,  // (a, b, c, m, n, k, scale): c = bf16(fmaf(scale, bf16(A·Bᵀ), c))
   kSplitK,         // partial (a, b, workspace, m, n, k, splits), then reduce (workspace, c, m, n, splits)
+  kGemmTma,        // (a_map, b_map, c, m, n, k): A and B through TMA tensor maps (B's map holds ldb)
+};
+
+// How a variant's grid covers the output.
+enum class GridOrder : uint8_t {
+  kNFast,       // grid (ceil(N / tile_n), ceil(M / tile_m)): blockIdx.x walks N
+  kPersistent,  // grid (min(tiles, SMs)): block b takes tiles b, b + grid.x, ... in
+                // PersistentTileCoords order
 };
 
 // Accuracy contracts (../shared/docs/numerics.md).
@@ -56,9 +68,12 @@ struct VariantSpec {
   uint32_t k_multiple;  // K % k_multiple == 0: 8 for 16-byte row loads
   uint32_t n_multiple;  // N % n_multiple == 0: 8 where C rows are stored in aligned pairs
   std::string_view summary;
+  uint32_t max_m = 0;             // the most rows of A the kernel covers (0: any)
+  uint32_t shared_mem_bytes = 0;  // dynamic shared memory per block
+  GridOrder order = GridOrder::kNFast;
 };
 
-inline constexpr std::array<VariantSpec, 8> kVariants{{
+inline constexpr std::array<VariantSpec, 12> kVariants{{
     {Variant::kScalar, "scalar", "dense_gemm_bf16", "", ArgShape::kGemm, Accuracy::kStrictOrder,
      ScalarTile::kM, ScalarTile::kN, {ScalarTile::kThreadsX, ScalarTile::kThreadsY, 1}, 1, 1,
      "one output per thread, strict k order; the reference-grade fallback"},
@@ -85,12 +100,33 @@ inline constexpr std::array<VariantSpec, 8> kVariants{{
      "dense_gemm_bf16_splitk_reduce", ArgShape::kSplitK, Accuracy::kTensorCore, SplitKTile::kM,
      SplitKTile::kN, {SplitKTile::kThreadsX, SplitKTile::kThreadsY, 1}, 1, 1,
      "FP32 partials per K split into a workspace, reduced in split order"},
+    {Variant::kGemvM8, "gemv_m8", "dense_gemv_bf16_m8", "", ArgShape::kGemmLdb,
+     Accuracy::kTensorCore, 8, GemvTile::kRows, {GemvTile::kThreads, 1, 1}, 8, 1,
+     "decode, M <= 8: weights streamed with 16-byte loads, mma.sync, K split across warps", 8},
+    {Variant::kGemvM16, "gemv_m16", "dense_gemv_bf16_m16", "", ArgShape::kGemmLdb,
+     Accuracy::kTensorCore, 16, GemvTile::kRows, {GemvTile::kThreads, 1, 1}, 8, 1,
+     "decode, M <= 16: as gemv_m8 with two n8 tiles of activations", 16},
+    {Variant::kWgmma128x256, "wgmma_128x256", "dense_gemm_bf16_wgmma_128x256", "",
+     ArgShape::kGemmTma, Accuracy::kTensorCore, WgmmaTile<256>::kM, WgmmaTile<256>::kN,
+     {WgmmaTile<256>::kThreads, 1, 1}, 8, 1,
+     "sm_90a: persistent, TMA + mbarriers, producer + 2 consumer warpgroups, wgmma m64n256k16", 0,
+     WgmmaTile<256>::kSharedBytes, GridOrder::kPersistent},
+    {Variant::kWgmma128x128, "wgmma_128x128", "dense_gemm_bf16_wgmma_128x128", "",
+     ArgShape::kGemmTma, Accuracy::kTensorCore, WgmmaTile<128>::kM, WgmmaTile<128>::kN,
+     {WgmmaTile<128>::kThreads, 1, 1}, 8, 1,
+     "sm_90a: as wgmma_128x256 with 128-wide tiles (more tiles for small problems)", 0,
+     WgmmaTile<128>::kSharedBytes, GridOrder::kPersistent},
 }};
 
 const VariantSpec& Spec(Variant v);
 // "tc" -> Variant::kTensorCore; kNotFound listing the names otherwise.
 absl::StatusOr<Variant> ParseVariant(std::string_view name);
 std::string_view ToString(Accuracy a);
+
+// The tiles of a problem: ceil(M / tile_m) x ceil(N / tile_n).
+inline uint64_t TileCount(const VariantSpec& spec, uint32_t m, uint32_t n) {
+  return uint64_t{CeilDiv(m, spec.tile_m)} * CeilDiv(n, spec.tile_n);
+}
 
 // The N-fast tile grid of a variant: (ceil(N / tile_n), ceil(M / tile_m), z).
 inline Dim3 TileGrid(const VariantSpec& spec, uint32_t m, uint32_t n, uint32_t z = 1) {

@@ -63,7 +63,7 @@ absl::StatusOr<std::vector<Shape>> ShapesFor(const PerfOptions& o) {
     if (std::sscanf(s.c_str(), "%u,%u,%u%c", &m, &n, &k, &extra) != 3 || m == 0 || n == 0 || k == 0) {
       return absl::InvalidArgumentError(StrCat("--shape '", s, "' is not M,N,K with each >= 1"));
     }
-    out.push_back({StrCat("custom"), m, n, k, o.variant});
+    out.push_back({StrCat(m, "x", n, "x", k), m, n, k, o.variant});
   }
   return out;
 }

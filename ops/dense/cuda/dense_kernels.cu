@@ -4,3 +4,5 @@
 #include "tensor_core.cuh"
 #include "pipelined.cuh"
 #include "splitk.cuh"
+#include "gemv.cuh"
+#include "hopper.cuh"

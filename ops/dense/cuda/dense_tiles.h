@@ -69,6 +69,57 @@ GPUOPS_HOST_DEVICE constexpr uint32_t SplitKChunk(uint32_t k, uint32_t splits) {
   return (chunk + SplitKTile::kChunkAlign - 1) / SplitKTile::kChunkAlign * SplitKTile::kChunkAlign;
 }
 
+// dense_gemv_bf16_m8 / _m16 (decode, M <= 8 / 16): one block per 16 weight rows, kWarps warps
+// splitting K; each warp streams its rows' K range with 16-byte loads, kUnroll steps of 32 k in
+// flight, through mma.sync m16n8k16 with the weights as the A operand (16 rows) and the
+// activations as B (8 or 16 columns), K permuted identically in both. Partials are summed across
+// warps in shared memory in warp order. Grid (ceil(N/16)).
+struct GemvTile {
+  static constexpr uint32_t kRows = 16;
+  static constexpr uint32_t kWarps = 8;
+  static constexpr uint32_t kThreads = kWarps * 32;
+  static constexpr uint32_t kStepK = 32;
+  static constexpr uint32_t kUnroll = 4;
+};
+
+// dense_gemm_bf16_wgmma_128x{256,128} (sm_90a): persistent, warp-specialized. One producer
+// warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages completing on
+// mbarriers; two consumer warpgroups each compute 64 x kN of the 128 x kN tile with
+// wgmma.m64n{kN}k16. Tiles are visited in PersistentTileCoords order: block b takes tiles
+// b, b + gridDim.x, ...; grid.x = min(tiles, SMs).
+template <uint32_t kTileN>
+struct WgmmaTile {
+  static constexpr uint32_t kM = 128, kN = kTileN, kK = 64;
+  static constexpr uint32_t kConsumers = 2;
+  static constexpr uint32_t kThreads = 128 * (kConsumers + 1);
+  static constexpr uint32_t kStages = kTileN == 256 ? 4 : 6;
+  static constexpr uint32_t kABytes = kM * kK * 2;
+  static constexpr uint32_t kBBytes = kN * kK * 2;
+  static constexpr uint32_t kStageBytes = kABytes + kBBytes;
+  // Stages, 2 mbarriers per stage, and 1024 bytes to align the base for the 128-byte swizzle.
+  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + kStages * 16 + 1024;
+  static constexpr uint32_t kGroupM = 8;  // m-blocks per group of the tile order
+};
+
+// The (m-block, n-block) of persistent tile `t`: groups of kGroupM m-blocks, within a group
+// m-fastest, groups walking all n-blocks, so tiles running together share A rows and B columns
+// in L2.
+struct TileCoord {
+  uint32_t m_block;
+  uint32_t n_block;
+};
+GPUOPS_HOST_DEVICE constexpr TileCoord PersistentTileCoords(uint32_t t, uint32_t num_m,
+                                                             uint32_t num_n, uint32_t group_m) {
+  const uint32_t per_group = group_m * num_n;
+  const uint32_t group = t / per_group;
+  const uint32_t first_m = group * group_m;
+  const uint32_t rows = (num_m - first_m) < group_m ? (num_m - first_m) : group_m;
+  const uint32_t in_group = t % per_group;
+  return {first_m + in_group % rows, in_group / rows};
+}
+
+static_assert(WgmmaTile<256>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<128>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(PipelinedTile::kSharedBytes <= 48 * 1024, "pipelined tiles fit static shared memory");
 static_assert(TensorCoreTile::kThreads / 32 * 16 == TensorCoreTile::kN, "one warp per 16 columns");
 

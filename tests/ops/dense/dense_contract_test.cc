@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "ops/common/common_ops.h"
 #include "ops/dense/dense_gemm.h"
+#include "tests/support/paths.h"
 #include "verify/check.h"
 #include "verify/random.h"
 
@@ -56,6 +57,9 @@ TEST(DenseSignaturesTest, EveryVariantsArgumentShapeMatchesItsCompiledKernel) {
         break;
       case ArgShape::kGemmScaledAcc:
         expect(s.kernel, GemmScaledAccDef::kParamSizes);
+        break;
+      case ArgShape::kGemmTma:
+        expect(s.kernel, TmaGemmDef::kParamSizes);
         break;
       case ArgShape::kSplitK:
         expect(s.kernel, SplitKPartialDef::kParamSizes);
@@ -201,21 +205,76 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
-  EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kTensorCore);
-  EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kTensorCore);
-  EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kPipelined);
-  EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kPipelined);
-  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kTensorCoreLdb);
-  EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kPipelinedLdb);
+  EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);
+  EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kGemvM16);
+  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kGemvM16);
+  EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kWgmma128x128) << "16 tiles of 256";
+  EXPECT_EQ(*dense_->Pick(Args(1024, 4096, 4096)), Variant::kWgmma128x256) << "128 tiles: 1 wave";
+  EXPECT_EQ(*dense_->Pick(Args(1024, 6144, 4096)), Variant::kWgmma128x128) << "192 tiles: 2 waves";
+  EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kWgmma128x256);
+  EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kWgmma128x128)
+      << "1187 narrow tiles (9 waves at 0.55) beat 594 wide ones (5 waves)";
   GemmArgs strided = Args(1, 4096, 4096);
   strided.ldb = 4160;
-  EXPECT_EQ(*dense_->Pick(strided), Variant::kTensorCoreLdb);
+  EXPECT_EQ(*dense_->Pick(strided), Variant::kGemvM8);
   EXPECT_EQ(*dense_->Pick(Args(17, 4096, 100)), Variant::kScalar) << "any K";
-  auto none = dense_->Pick(Args(17, 4097, 100));
+  EXPECT_EQ(*dense_->Pick(Args(17, 4097, 100)), Variant::kScalar) << "any K and N";
+  auto none = dense_->Pick(Args(0, 64, 64));
   EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(none.status().message(), HasSubstr("no variant can run m=17 n=4097 k=100"));
+  EXPECT_THAT(none.status().message(), HasSubstr("no variant can run m=0 n=64 k=64"));
   ASSERT_TRUE(dense_->Gemm(Args(128, 256, 64)).ok());
-  EXPECT_THAT(gpu_.launches(), ElementsAre(KernelNamed("dense_gemm_bf16_pipelined")));
+  EXPECT_THAT(gpu_.launches(), ElementsAre(KernelNamed("dense_gemm_bf16_wgmma_128x128")));
+}
+
+TEST_F(DenseContractTest, WgmmaLaunchesAPersistentGridWithTensorMaps) {
+  GemmArgs args = Args(1024, 4096, 4096);
+  ASSERT_TRUE(dense_->Run(Variant::kWgmma128x256, args).ok());
+  args.m = 17;
+  ASSERT_TRUE(dense_->Run(Variant::kWgmma128x128, args).ok());
+  const auto records = gpu_.launches();
+  EXPECT_THAT(records, ElementsAre(Launch(KernelNamed("dense_gemm_bf16_wgmma_128x256"),
+                                          GridIs(128, 1, 1), BlockIs(384, 1, 1),
+                                          SharedMemIs(WgmmaTile<256>::kSharedBytes),
+                                          ArgCountIs(6), ArgPtrAt(2, c_), ArgU32At(3, 1024)),
+                                   Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128"),
+                                          GridIs(32, 1, 1), BlockIs(384, 1, 1),
+                                          SharedMemIs(WgmmaTile<128>::kSharedBytes))));
+  // The tensor maps describe A [M, K] and B [N, K] with the kernel's boxes and swizzle.
+  TensorMapBytes bytes;
+  std::memcpy(bytes.bytes.data(), records[0].args[1].bytes.data(), 128);
+  auto b_map = DecodeHostTensorMap(bytes);
+  ASSERT_TRUE(b_map.ok()) << b_map.status();
+  EXPECT_EQ(b_map->global_address, b_);
+  EXPECT_EQ(b_map->global_dims[0], 4096u);
+  EXPECT_EQ(b_map->global_dims[1], 4096u);
+  EXPECT_EQ(b_map->global_strides[1], 4096u * 2);
+  EXPECT_EQ(b_map->box_dims[0], 64u);
+  EXPECT_EQ(b_map->box_dims[1], 256u);
+  EXPECT_EQ(b_map->swizzle, TensorMapSwizzle::k128B);
+}
+
+TEST_F(DenseContractTest, GemvLaunchesOneBlockPer16WeightRows) {
+  GemmArgs args = Args(16, 151937, 4096);
+  ASSERT_TRUE(dense_->Run(Variant::kGemvM16, args).ok());
+  EXPECT_THAT(gpu_.launches(), ElementsAre(Launch(KernelNamed("dense_gemv_bf16_m16"),
+                                                  GridIs(9497, 1, 1), BlockIs(256, 1, 1),
+                                                  ArgU32At(3, 16), ArgU32At(6, 4096))));
+  EXPECT_EQ(dense_->Run(Variant::kGemvM8, args).code(), absl::StatusCode::kInvalidArgument)
+      << "16 rows exceed gemv_m8's 8";
+}
+
+TEST(DenseDispatchTest, PrefillFallsBackToPipelinedOnATargetWithoutSm90a) {
+  mock::RecordingBackend::Options options = NoExecution();
+  options.device.arch_major = 8;
+  options.device.arch_specific = false;
+  mock::RecordingBackend ampere(options);
+  auto dense = DenseGemm::Load(ampere);
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_FALSE(dense->Ships(Variant::kWgmma128x256));
+  EXPECT_TRUE(dense->kernel(Variant::kWgmma128x256).is_null());
+  auto a = ampere.Alloc(64);
+  GemmArgs args{.a = *a, .b = *a, .c = *a, .m = 4096, .n = 4096, .k = 4096};
+  EXPECT_EQ(*dense->Pick(args), Variant::kPipelined);
 }
 
 TEST(DenseDispatchTest, PrefillFallsBackToScalarWhenThePipelinedKernelIsNotShipped) {
@@ -224,7 +283,10 @@ TEST(DenseDispatchTest, PrefillFallsBackToScalarWhenThePipelinedKernelIsNotShipp
   std::string text;
   std::istringstream lines{std::string(EmbeddedModuleImage().signatures_text)};
   for (std::string line; std::getline(lines, line);) {
-    if (line.find("dense_gemm_bf16_pipelined") == std::string::npos) text += line + "\n";
+    if (line.find("dense_gemm_bf16_pipelined") == std::string::npos &&
+        line.find("dense_gemm_bf16_wgmma") == std::string::npos) {
+      text += line + "\n";
+    }
   }
   auto dense = DenseGemm::Load(gpu, mock::DescribeModule("dense", text));
   ASSERT_TRUE(dense.ok()) << dense.status();
@@ -282,7 +344,7 @@ std::string TraceOf(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb)
 }
 
 TEST(DenseGoldenTest, LaunchTracesMatchTheCommittedFile) {
-  const std::string path = StrCat(GPUOPS_SOURCE_DIR, "/tests/ops/dense/golden/dense_launches.txt");
+  const std::string path = StrCat(::gpuops::testing::SourceDir(), "/tests/ops/dense/golden/dense_launches.txt");
   std::string actual =
       "# Launches each dense variant makes for fixed shapes (tests/ops/dense/dense_contract_test).\n"
       "# Regenerate: GPUOPS_UPDATE_GOLDEN=1 build/mock/tests/ops/dense/dense_contract_test\n";

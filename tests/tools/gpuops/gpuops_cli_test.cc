@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "gpuops/cuda/cuda_backend.h"
 #include "gtest/gtest.h"
 #include "tests/support/json.h"
+#include "tests/support/paths.h"
 
 namespace gpuops::tools {
 namespace {
@@ -21,8 +23,14 @@ struct Result {
   std::string output;  // stdout and stderr
 };
 
+// The tool under test: GPUOPS_TOOL_PATH when set (a relocated build), else this build's.
+std::string Tool() {
+  const char* env = std::getenv("GPUOPS_TOOL_PATH");
+  return env != nullptr && *env != '\0' ? env : GPUOPS_TOOL;
+}
+
 Result RunTool(const std::string& args) {
-  const std::string command = StrCat("GPUOPS_BACKEND= ", GPUOPS_TOOL, " ", args, " 2>&1");
+  const std::string command = StrCat("GPUOPS_BACKEND= ", Tool(), " ", args, " 2>&1");
   Result r;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -94,7 +102,7 @@ TEST(GpuopsCliTest, InfoSaysWhetherCudaIsAvailableAndWhy) {
 }
 
 TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
-  std::ifstream schema_file(StrCat(GPUOPS_SOURCE_DIR, "/tools/gpuops/trace.schema.json"));
+  std::ifstream schema_file(StrCat(testing::SourceDir(), "/tools/gpuops/trace.schema.json"));
   std::stringstream schema_text;
   schema_text << schema_file.rdbuf();
   testing::Json schema;

@@ -1,0 +1,107 @@
+// Decode GEMM (M <= 16): reading the weights is the whole cost, so each block streams 16 weight
+// rows with 16-byte non-allocating loads, several steps in flight per thread, and the tensor
+// cores do the multiply: the weights are mma's A operand (16 rows), the activations its B operand
+// (one n8 tile for M <= 8, two for M <= 16). Thread (g, q) loads 8 consecutive k of rows g and
+// g+8; the mma's k positions are permuted so those registers are its fragments, and the
+// activation fragments use the same permutation, so each product still pairs equal k.
+#pragma once
+
+#include "dense_device.cuh"
+#include "dense_tiles.h"
+
+namespace dense_device {
+
+__device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+// Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; M <= 8 * kNTiles.
+template <uint32_t kNTiles>
+__device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                                     bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
+                                     uint32_t ldb) {
+  using T = gpuops::ops::dense::GemvTile;
+  __shared__ float partial[T::kWarps][T::kRows][8 * kNTiles];
+  const uint32_t warp = threadIdx.x / 32;
+  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t g = lane / 4;
+  const uint32_t q = lane % 4;
+  const uint32_t row0 = blockIdx.x * T::kRows;
+  const bool lo_ok = row0 + g < n;
+  const bool hi_ok = row0 + g + 8 < n;
+  const bf16* w_lo = b + static_cast<size_t>(row0 + g) * ldb + 8 * q;
+  const bf16* w_hi = b + static_cast<size_t>(row0 + g + 8) * ldb + 8 * q;
+  const uint32_t steps = (k + T::kStepK - 1) / T::kStepK;
+  const uint32_t per_warp = (steps + T::kWarps - 1) / T::kWarps;
+  const uint32_t s_begin = min(steps, warp * per_warp);
+  const uint32_t s_end = min(steps, s_begin + per_warp);
+  float acc[kNTiles][4] = {};
+  for (uint32_t s0 = s_begin; s0 < s_end; s0 += T::kUnroll) {
+    uint4 wl[T::kUnroll];
+    uint4 wh[T::kUnroll];
+#pragma unroll
+    for (uint32_t u = 0; u < T::kUnroll; ++u) {
+      const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
+      const bool in_k = s0 + u < s_end && kk < k;
+      wl[u] = in_k && lo_ok ? LoadStreaming16(w_lo + (s0 + u) * T::kStepK) : make_uint4(0, 0, 0, 0);
+      wh[u] = in_k && hi_ok ? LoadStreaming16(w_hi + (s0 + u) * T::kStepK) : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < T::kUnroll; ++u) {
+      const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
+      const bool in_k = s0 + u < s_end && kk < k;
+#pragma unroll
+      for (uint32_t t = 0; t < kNTiles; ++t) {
+        const uint32_t row = 8 * t + g;  // activation row for this thread's B fragment
+        uint4 av = make_uint4(0, 0, 0, 0);
+        if (in_k && row < m) av = __ldg(reinterpret_cast<const uint4*>(a + static_cast<size_t>(row) * k + kk));
+        const uint32_t a_first[4] = {wl[u].x, wh[u].x, wl[u].y, wh[u].y};
+        const uint32_t b_first[2] = {av.x, av.y};
+        MmaBf16(acc[t], a_first, b_first);
+        const uint32_t a_second[4] = {wl[u].z, wh[u].z, wl[u].w, wh[u].w};
+        const uint32_t b_second[2] = {av.z, av.w};
+        MmaBf16(acc[t], a_second, b_second);
+      }
+    }
+  }
+  // C^T fragments: acc[t][0..1] rows g, columns 8t + 2q (+1); acc[t][2..3] row g + 8.
+#pragma unroll
+  for (uint32_t t = 0; t < kNTiles; ++t) {
+    partial[warp][g][8 * t + 2 * q] = acc[t][0];
+    partial[warp][g][8 * t + 2 * q + 1] = acc[t][1];
+    partial[warp][g + 8][8 * t + 2 * q] = acc[t][2];
+    partial[warp][g + 8][8 * t + 2 * q + 1] = acc[t][3];
+  }
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < T::kRows * 8 * kNTiles; i += T::kThreads) {
+    const uint32_t row = i % T::kRows;  // weight row: consecutive threads write consecutive n
+    const uint32_t col = i / T::kRows;  // activation row
+    if (col >= m || row0 + row >= n) continue;
+    float sum = 0.0f;
+#pragma unroll
+    for (uint32_t w = 0; w < T::kWarps; ++w) sum = __fadd_rn(sum, partial[w][row][col]);
+    c[static_cast<size_t>(col) * n + row0 + row] = ToBf16(sum);
+  }
+}
+
+}  // namespace dense_device
+
+using gpuops::ops::dense::GemvTile;
+
+// M <= 8. Grid (ceil(N/16)), block 256. B rows ldb apart (ldb = K when packed).
+extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)
+    dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                       bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+  dense_device::Gemv<1>(a, b, c, m, n, k, ldb);
+}
+
+// M <= 16. Grid (ceil(N/16)), block 256.
+extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)
+    dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                        bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+  dense_device::Gemv<2>(a, b, c, m, n, k, ldb);
+}

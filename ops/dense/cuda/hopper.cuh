@@ -1,0 +1,212 @@
+// Hopper GEMM (sm_90a only): persistent and warp-specialized. Warpgroup 0 produces: one thread
+// issues TMA tile loads (128-byte swizzle) into a ring of shared-memory stages, each completing
+// on its `full` mbarrier. Warpgroups 1 and 2 consume: each waits for a stage, runs four
+// wgmma.m64nNk16 over its 64 rows of the 128 x N tile straight from shared memory, then releases
+// the stage on its `empty` mbarrier. setmaxnreg moves registers from the producer to the
+// consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
+// from TMA and are masked in the register epilogue, so any M and N work; B's row stride comes
+// from its tensor map.
+#pragma once
+
+#include <cuda.h>
+
+#include "dense_device.cuh"
+#include "dense_tiles.h"
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+#include "wgmma_ops.cuh"
+
+namespace dense_device {
+
+__device__ __forceinline__ void MbarInit(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(SharedAddress(bar)), "r"(count));
+}
+__device__ __forceinline__ void MbarExpectTx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(SharedAddress(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void MbarArrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(SharedAddress(bar)) : "memory");
+}
+// Waits until the phase with parity `phase` of the barrier has completed.
+__device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t phase) {
+  const uint32_t addr = SharedAddress(bar);
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(phase)
+        : "memory");
+  } while (done == 0);
+}
+
+// A 2-D TMA tile load of box at (inner, outer) into shared memory, completing on `bar`.
+__device__ __forceinline__ void TmaLoad2D(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                          int32_t inner, int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(SharedAddress(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(SharedAddress(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+// Shared-memory matrix descriptor for a K-major tile with 128-byte swizzle: rows of 128 bytes,
+// 8-row groups 1024 bytes apart (the stride byte offset); the leading offset is unused.
+__device__ __forceinline__ uint64_t SmemDescriptor(const void* p) {
+  const uint64_t addr = SharedAddress(p);
+  return ((addr & 0x3FFFF) >> 4) | (uint64_t{16 >> 4} << 16) | (uint64_t{1024 >> 4} << 32) |
+         (uint64_t{1} << 62);
+}
+
+__device__ __forceinline__ void WgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void WgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void WgmmaWaitAll() {
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+}
+
+template <uint32_t kTileN>
+__device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc_a,
+                                         uint64_t desc_b, int accumulate) {
+  if constexpr (kTileN == 256) {
+    WgmmaM64N256K16(acc, desc_a, desc_b, accumulate);
+  } else {
+    WgmmaM64N128K16(acc, desc_a, desc_b, accumulate);
+  }
+}
+
+template <uint32_t kTileN>
+__device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  using T = gpuops::ops::dense::WgmmaTile<kTileN>;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint8_t* a_tiles = smem;
+  uint8_t* b_tiles = smem + T::kStages * T::kABytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kStages * T::kStageBytes);
+  uint64_t* empty = full + T::kStages;
+
+  const uint32_t warpgroup = threadIdx.x / 128;
+  const uint32_t thread = threadIdx.x % 128;
+  const uint32_t num_m = (m + T::kM - 1) / T::kM;
+  const uint32_t num_n = (n + T::kN - 1) / T::kN;
+  const uint32_t tiles = num_m * num_n;
+  const uint32_t k_blocks = (k + T::kK - 1) / T::kK;
+
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < T::kStages; ++s) {
+      MbarInit(&full[s], 1);
+      MbarInit(&empty[s], T::kConsumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (thread == 0) {
+      uint32_t stage = 0;
+      uint32_t phase = 0;
+      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const auto coord = gpuops::ops::dense::PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
+        for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+          MbarWait(&empty[stage], phase ^ 1);
+          MbarExpectTx(&full[stage], T::kStageBytes);
+          TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK,
+                    coord.m_block * T::kM);
+          TmaLoad2D(b_tiles + stage * T::kBBytes, b_map, &full[stage], kb * T::kK,
+                    coord.n_block * T::kN);
+          if (++stage == T::kStages) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const uint32_t consumer = warpgroup - 1;  // rows [64 consumer, 64 consumer + 64) of the tile
+  const uint32_t warp = thread / 32;
+  const uint32_t lane = thread % 32;
+  const bool pairs = n % 2 == 0;  // C rows 4-byte aligned: store column pairs at once
+  float acc[kTileN / 2];
+  uint32_t stage = 0;
+  uint32_t phase = 0;
+  for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const auto coord = gpuops::ops::dense::PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
+    for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+      MbarWait(&full[stage], phase);
+      const uint8_t* a_stage = a_tiles + stage * T::kABytes + consumer * 64 * 128;
+      const uint8_t* b_stage = b_tiles + stage * T::kBBytes;
+      WgmmaFence();
+#pragma unroll
+      for (uint32_t kk = 0; kk < T::kK / 16; ++kk) {
+        WgmmaK16<kTileN>(acc, SmemDescriptor(a_stage + kk * 32), SmemDescriptor(b_stage + kk * 32),
+                         kb > 0 || kk > 0);
+      }
+      WgmmaCommit();
+      WgmmaWaitAll();
+      if (thread == 0) MbarArrive(&empty[stage]);
+      if (++stage == T::kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
+    // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
+    const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
+    const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
+#pragma unroll
+    for (uint32_t h = 0; h < 2; ++h) {
+      const uint32_t row = row_base + 8 * h;
+      if (row >= m) continue;
+      bf16* c_row = c + static_cast<size_t>(row) * n;
+#pragma unroll
+      for (uint32_t j = 0; j < kTileN / 8; ++j) {
+        const uint32_t col = col_base + 8 * j;
+        const float v0 = acc[4 * j + 2 * h];
+        const float v1 = acc[4 * j + 2 * h + 1];
+        if (pairs && col + 1 < n) {
+          *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
+        } else {
+          if (col < n) c_row[col] = ToBf16(v0);
+          if (col + 1 < n) c_row[col + 1] = ToBf16(v1);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace dense_device
+
+using gpuops::ops::dense::WgmmaTile;
+
+// Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory WgmmaTile<256>::kSharedBytes.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<256>(&a_map, &b_map, c, m, n, k);
+}
+
+// Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory WgmmaTile<128>::kSharedBytes.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<128>(&a_map, &b_map, c, m, n, k);
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL

@@ -79,6 +79,28 @@ if want variants; then
   sed -n '/^| shape/,$p' "$logs/variants.txt" | tee -a "$summary"
 fi
 
+if want tiles; then
+  # Both wgmma tile widths on the prefill shapes, to calibrate the dispatcher's choice.
+  for v in wgmma_128x256 wgmma_128x128; do
+    .gpu/bin/gpuops perf --shapes prefill --variant $v --csv "$logs/tiles_$v.csv" >"$logs/tiles_$v.txt" 2>&1
+    say "tiles $v: $(awk -F, 'NR>1 {printf "%s/%s %sus x%s; ", $1, $2, $6, $8}' "$logs/tiles_$v.csv")"
+  done
+fi
+
+if want profile; then
+  # Nsight Compute on one launch of each Hopper kernel (clocks left alone).
+  for spec in "wgmma:4096,4096,4096" "gemv:1,4096,4096"; do
+    kernel=${spec%%:*}
+    ncu --clock-control none --kernel-name "regex:$kernel" --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section WarpStateStats --section LaunchStats \
+      .gpu/bin/gpuops perf --shapes none --shape "${spec#*:}" --iterations 20 \
+      >"$logs/ncu_$kernel.txt" 2>&1
+    say "ncu $kernel rc=$?"
+    grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|L2 Cache Throughput|Warp Cycles Per Issued|Issued Ipc" "$logs/ncu_$kernel.txt" | head -12 | tee -a "$summary"
+  done
+fi
+
 if want bench; then
   .gpu/bin/launch_overhead --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     >"$logs/launch_overhead.txt" 2>&1

@@ -143,6 +143,14 @@ Dim3 DenseGemm::Grid(Variant v, const GemmArgs& args) const {
   return TileGrid(spec, args.m, args.n);
 }
 
+LaunchDims DenseGemm::Dims(Variant v, const GemmArgs& args) const {
+  const VariantSpec& spec = Spec(v);
+  const Dim3 grid = Grid(v, args);
+  if (!spec.warps_per_shape) return {grid, spec.block, spec.shared_mem_bytes};
+  const uint32_t warps = GemvWarps(grid.x, static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1)));
+  return {grid, {32 * warps, 1, 1}, GemvSharedBytes(warps, CeilDiv(spec.max_m, 8))};
+}
+
 uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {
   const Dim3 grid = TileGrid(Spec(Variant::kSplitK), args.m, args.n);
   const uint64_t tiles = uint64_t{grid.x} * grid.y;
@@ -161,7 +169,7 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
   GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
   const VariantSpec& spec = Spec(v);
   const KernelHandle kernel = kernels_[static_cast<size_t>(v)];
-  const LaunchDims dims{Grid(v, args), spec.block, spec.shared_mem_bytes};
+  const LaunchDims dims = Dims(v, args);
   switch (spec.shape) {
     case ArgShape::kGemm:
       return GemmDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c,

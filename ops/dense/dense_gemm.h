@@ -70,6 +70,8 @@ class DenseGemm {
 
   // The grid a variant launches for `args` (persistent variants: min(tiles, SMs)).
   Dim3 Grid(Variant v, const GemmArgs& args) const;
+  // Grid, block and dynamic shared memory of the variant's (first) kernel for `args`.
+  LaunchDims Dims(Variant v, const GemmArgs& args) const;
 
   // The dispatcher, first variant that ships and can implement the call:
   //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;

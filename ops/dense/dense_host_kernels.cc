@@ -234,7 +234,19 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
 // dense_gemv_bf16_m8 / _m16: block b owns weight rows [16 b, 16 b + 16) for activation rows
 // below 8 * n_tiles.
 absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {GemvTile::kThreads, 1, 1}));
+  const uint32_t warps = l.block().x / 32;
+  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
+      l.block().z != 1) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
+                                             ToString(l.block()), ", the kernel needs (32 W, 1, 1)"
+                                             " with 1 <= W <= ", GemvTile::kMaxWarps));
+  }
+  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": ", warps, " warps need ",
+                                             GemvSharedBytes(warps, n_tiles),
+                                             " bytes of shared memory, launched with ",
+                                             l.shared_mem_bytes()));
+  }
   GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/true, /*vector_loads=*/true));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
   std::vector<float> acc;

@@ -71,6 +71,9 @@ struct VariantSpec {
   uint32_t max_m = 0;             // the most rows of A the kernel covers (0: any)
   uint32_t shared_mem_bytes = 0;  // dynamic shared memory per block
   GridOrder order = GridOrder::kNFast;
+  // block.x = 32 GemvWarps(N tiles, SMs) and shared memory GemvSharedBytes instead of `block`
+  // (the largest) and shared_mem_bytes.
+  bool warps_per_shape = false;
 };
 
 inline constexpr std::array<VariantSpec, 12> kVariants{{
@@ -101,11 +104,13 @@ inline constexpr std::array<VariantSpec, 12> kVariants{{
      SplitKTile::kN, {SplitKTile::kThreadsX, SplitKTile::kThreadsY, 1}, 1, 1,
      "FP32 partials per K split into a workspace, reduced in split order"},
     {Variant::kGemvM8, "gemv_m8", "dense_gemv_bf16_m8", "", ArgShape::kGemmLdb,
-     Accuracy::kTensorCore, 8, GemvTile::kRows, {GemvTile::kThreads, 1, 1}, 8, 1,
-     "decode, M <= 8: weights streamed with 16-byte loads, mma.sync, K split across warps", 8},
+     Accuracy::kTensorCore, 8, GemvTile::kRows, {GemvTile::kMaxWarps * 32, 1, 1}, 8, 1,
+     "decode, M <= 8: weights streamed with 16-byte loads, mma.sync, K split across warps", 8, 0,
+     GridOrder::kNFast, true},
     {Variant::kGemvM16, "gemv_m16", "dense_gemv_bf16_m16", "", ArgShape::kGemmLdb,
-     Accuracy::kTensorCore, 16, GemvTile::kRows, {GemvTile::kThreads, 1, 1}, 8, 1,
-     "decode, M <= 16: as gemv_m8 with two n8 tiles of activations", 16},
+     Accuracy::kTensorCore, 16, GemvTile::kRows, {GemvTile::kMaxWarps * 32, 1, 1}, 8, 1,
+     "decode, M <= 16: as gemv_m8 with two n8 tiles of activations", 16, 0, GridOrder::kNFast,
+     true},
     {Variant::kWgmma128x256, "wgmma_128x256", "dense_gemm_bf16_wgmma_128x256", "",
      ArgShape::kGemmTma, Accuracy::kTensorCore, WgmmaTile<256>::kM, WgmmaTile<256>::kN,
      {WgmmaTile<256>::kThreads, 1, 1}, 8, 1,

@@ -69,18 +69,35 @@ GPUOPS_HOST_DEVICE constexpr uint32_t SplitKChunk(uint32_t k, uint32_t splits) {
   return (chunk + SplitKTile::kChunkAlign - 1) / SplitKTile::kChunkAlign * SplitKTile::kChunkAlign;
 }
 
-// dense_gemv_bf16_m8 / _m16 (decode, M <= 8 / 16): one block per 16 weight rows, kWarps warps
+// dense_gemv_bf16_m8 / _m16 (decode, M <= 8 / 16): one block per 16 weight rows, its W warps
 // splitting K; each warp streams its rows' K range with 16-byte loads, kUnroll steps of 32 k in
 // flight, through mma.sync m16n8k16 with the weights as the A operand (16 rows) and the
 // activations as B (8 or 16 columns), K permuted identically in both. Partials are summed across
-// warps in shared memory in warp order. Grid (ceil(N/16)).
+// warps in shared memory in warp order. Grid (ceil(N/16)), block (32 W): the launcher picks W
+// (GemvWarps) so that every block is resident at once with as many loads in flight as fit.
 struct GemvTile {
   static constexpr uint32_t kRows = 16;
-  static constexpr uint32_t kWarps = 8;
-  static constexpr uint32_t kThreads = kWarps * 32;
+  static constexpr uint32_t kMaxWarps = 32;
   static constexpr uint32_t kStepK = 32;
   static constexpr uint32_t kUnroll = 4;
+  static constexpr uint32_t kThreadsPerSm = 1024;  // resident at <= 64 registers per thread
 };
+
+// Warps per block for `row_groups` blocks on `sms` SMs: the most (up to 32) that still lets all
+// blocks be resident in one round.
+GPUOPS_HOST_DEVICE constexpr uint32_t GemvWarps(uint32_t row_groups, uint32_t sms) {
+  uint32_t warps = GemvTile::kMaxWarps;
+  while (warps > 8 &&
+         uint64_t{row_groups} > uint64_t{sms} * (GemvTile::kThreadsPerSm / (32 * warps))) {
+    warps /= 2;
+  }
+  return warps;
+}
+
+// Dynamic shared memory of a gemv block: one 16 x (8 n_tiles) FP32 partial per warp.
+GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n_tiles) {
+  return warps * GemvTile::kRows * 8 * n_tiles * 4;
+}
 
 // dense_gemm_bf16_wgmma_128x{256,128} (sm_90a): persistent, warp-specialized. One producer
 // warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages completing on

@@ -25,7 +25,9 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
                                      bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
                                      uint32_t ldb) {
   using T = gpuops::ops::dense::GemvTile;
-  __shared__ float partial[T::kWarps][T::kRows][8 * kNTiles];
+  extern __shared__ float partial[];  // [warps][kRows][8 kNTiles]
+  constexpr uint32_t kCols = 8 * kNTiles;
+  const uint32_t warps = blockDim.x / 32;
   const uint32_t warp = threadIdx.x / 32;
   const uint32_t lane = threadIdx.x % 32;
   const uint32_t g = lane / 4;
@@ -36,7 +38,7 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
   const bf16* w_lo = b + static_cast<size_t>(row0 + g) * ldb + 8 * q;
   const bf16* w_hi = b + static_cast<size_t>(row0 + g + 8) * ldb + 8 * q;
   const uint32_t steps = (k + T::kStepK - 1) / T::kStepK;
-  const uint32_t per_warp = (steps + T::kWarps - 1) / T::kWarps;
+  const uint32_t per_warp = (steps + warps - 1) / warps;
   const uint32_t s_begin = min(steps, warp * per_warp);
   const uint32_t s_end = min(steps, s_begin + per_warp);
   float acc[kNTiles][4] = {};
@@ -69,21 +71,21 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
     }
   }
   // C^T fragments: acc[t][0..1] rows g, columns 8t + 2q (+1); acc[t][2..3] row g + 8.
+  float* mine = partial + warp * T::kRows * kCols;
 #pragma unroll
   for (uint32_t t = 0; t < kNTiles; ++t) {
-    partial[warp][g][8 * t + 2 * q] = acc[t][0];
-    partial[warp][g][8 * t + 2 * q + 1] = acc[t][1];
-    partial[warp][g + 8][8 * t + 2 * q] = acc[t][2];
-    partial[warp][g + 8][8 * t + 2 * q + 1] = acc[t][3];
+    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
+    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
+    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
+    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
   }
   __syncthreads();
-  for (uint32_t i = threadIdx.x; i < T::kRows * 8 * kNTiles; i += T::kThreads) {
+  for (uint32_t i = threadIdx.x; i < T::kRows * kCols; i += blockDim.x) {
     const uint32_t row = i % T::kRows;  // weight row: consecutive threads write consecutive n
     const uint32_t col = i / T::kRows;  // activation row
     if (col >= m || row0 + row >= n) continue;
     float sum = 0.0f;
-#pragma unroll
-    for (uint32_t w = 0; w < T::kWarps; ++w) sum = __fadd_rn(sum, partial[w][row][col]);
+    for (uint32_t w = 0; w < warps; ++w) sum = __fadd_rn(sum, partial[(w * T::kRows + row) * kCols + col]);
     c[static_cast<size_t>(col) * n + row0 + row] = ToBf16(sum);
   }
 }
@@ -92,15 +94,16 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
 
 using gpuops::ops::dense::GemvTile;
 
-// M <= 8. Grid (ceil(N/16)), block 256. B rows ldb apart (ldb = K when packed).
-extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)
+// M <= 8. Grid (ceil(N/16)), block 32 W (8 <= W <= 32), GemvSharedBytes(W, 1) bytes of dynamic
+// shared memory. B rows ldb apart (ldb = K when packed).
+extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
     dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b,
                        bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::Gemv<1>(a, b, c, m, n, k, ldb);
 }
 
-// M <= 16. Grid (ceil(N/16)), block 256.
-extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)
+// M <= 16. Grid (ceil(N/16)), block 32 W, GemvSharedBytes(W, 2) bytes of dynamic shared memory.
+extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
     dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b,
                         bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::Gemv<2>(a, b, c, m, n, k, ldb);

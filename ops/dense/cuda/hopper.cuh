@@ -69,8 +69,9 @@ __device__ __forceinline__ void WgmmaFence() { asm volatile("wgmma.fence.sync.al
 __device__ __forceinline__ void WgmmaCommit() {
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
-__device__ __forceinline__ void WgmmaWaitAll() {
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+template <int kPending>
+__device__ __forceinline__ void WgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 
 template <uint32_t kTileN>
@@ -146,6 +147,9 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   uint32_t phase = 0;
   for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const auto coord = gpuops::ops::dense::PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
+    // One k-block's wgmma batch stays in flight while the next is issued; a stage is released
+    // once the batch that read it has completed.
+    uint32_t previous = T::kStages;
     for (uint32_t kb = 0; kb < k_blocks; ++kb) {
       MbarWait(&full[stage], phase);
       const uint8_t* a_stage = a_tiles + stage * T::kABytes + consumer * 64 * 128;
@@ -157,13 +161,16 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
                          kb > 0 || kk > 0);
       }
       WgmmaCommit();
-      WgmmaWaitAll();
-      if (thread == 0) MbarArrive(&empty[stage]);
+      WgmmaWait<1>();
+      if (previous != T::kStages && thread == 0) MbarArrive(&empty[previous]);
+      previous = stage;
       if (++stage == T::kStages) {
         stage = 0;
         phase ^= 1;
       }
     }
+    WgmmaWait<0>();
+    if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
     const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;

@@ -233,20 +233,8 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
 
 // dense_gemv_bf16_m8 / _m16: block b owns weight rows [16 b, 16 b + 16) for activation rows
 // below 8 * n_tiles.
-absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
-  const uint32_t warps = l.block().x / 32;
-  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
-      l.block().z != 1) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
-                                             ToString(l.block()), ", the kernel needs (32 W, 1, 1)"
-                                             " with 1 <= W <= ", GemvTile::kMaxWarps));
-  }
-  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": ", warps, " warps need ",
-                                             GemvSharedBytes(warps, n_tiles),
-                                             " bytes of shared memory, launched with ",
-                                             l.shared_mem_bytes()));
-  }
+// The outputs of a gemv block: weight rows [16 b, 16 b + 16) for activation rows below 8 n_tiles.
+absl::Status GemvOutputs(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/true, /*vector_loads=*/true));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
   std::vector<float> acc;
@@ -262,6 +250,35 @@ absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
     }
   }
   return absl::OkStatus();
+}
+
+// dense_gemv_bf16_tma_m8 / _m16: a fixed block of a producer and four consumer warps.
+absl::Status GemvTma(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {GemvTmaTile::kThreads, 1, 1}));
+  if (l.shared_mem_bytes() < GemvTmaTile::kSharedBytes) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": its stages need ",
+                                             GemvTmaTile::kSharedBytes,
+                                             " bytes of shared memory, launched with ",
+                                             l.shared_mem_bytes()));
+  }
+  return GemvOutputs(n_tiles, l, mem);
+}
+
+absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
+  const uint32_t warps = l.block().x / 32;
+  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
+      l.block().z != 1) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
+                                             ToString(l.block()), ", the kernel needs (32 W, 1, 1)"
+                                             " with 1 <= W <= ", GemvTile::kMaxWarps));
+  }
+  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": ", warps, " warps need ",
+                                             GemvSharedBytes(warps, n_tiles),
+                                             " bytes of shared memory, launched with ",
+                                             l.shared_mem_bytes()));
+  }
+  return GemvOutputs(n_tiles, l, mem);
 }
 
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
@@ -331,6 +348,10 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, l, mem); });
   registry.Register(Spec(Variant::kGemvM16).kernel,
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, l, mem); });
+  registry.Register(Spec(Variant::kGemvTmaM8).kernel,
+                    [](const HostLaunch& l, HostMemory& mem) { return GemvTma(1, l, mem); });
+  registry.Register(Spec(Variant::kGemvTmaM16).kernel,
+                    [](const HostLaunch& l, HostMemory& mem) { return GemvTma(2, l, mem); });
   registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256>);
   registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);

@@ -6,3 +6,4 @@
 #include "splitk.cuh"
 #include "gemv.cuh"
 #include "hopper.cuh"
+#include "gemv_tma.cuh"

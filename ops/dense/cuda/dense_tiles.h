@@ -99,6 +99,24 @@ GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n
   return warps * GemvTile::kRows * 8 * n_tiles * 4;
 }
 
+// dense_gemv_bf16_tma_m8 / _m16 (sm_90a; decode): as the gemv kernels, but the weights reach
+// shared memory through bulk copies (cp.async.bulk, one per row and K chunk) issued by a producer
+// warp into kStages stages completing on mbarriers, so the bytes in flight are bounded by shared
+// memory, not registers. kConsumers warps each take a quarter of a stage's K. Rows are padded to
+// kRowBytes (64 mod 128) so the consumers' 16-byte reads need the fewest wavefronts.
+// Grid (ceil(N/16)), block 32 (kConsumers + 1), kSharedBytes of dynamic shared memory.
+struct GemvTmaTile {
+  static constexpr uint32_t kRows = 16;
+  static constexpr uint32_t kStageK = 512;
+  static constexpr uint32_t kStages = 6;
+  static constexpr uint32_t kConsumers = 4;
+  static constexpr uint32_t kThreads = 32 * (kConsumers + 1);
+  static constexpr uint32_t kRowBytes = kStageK * 2 + 64;
+  static constexpr uint32_t kStageBytes = kRows * kRowBytes;
+  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + kStages * 16 + 128;
+};
+static_assert(GemvTmaTile::kStageK / 32 % GemvTmaTile::kConsumers == 0, "whole steps per warp");
+
 // dense_gemm_bf16_wgmma_128x{256,128} (sm_90a): persistent, warp-specialized. One producer
 // warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages completing on
 // mbarriers; two consumer warpgroups each compute 64 x kN of the 128 x kN tile with
@@ -113,8 +131,15 @@ struct WgmmaTile {
   static constexpr uint32_t kABytes = kM * kK * 2;
   static constexpr uint32_t kBBytes = kN * kK * 2;
   static constexpr uint32_t kStageBytes = kABytes + kBBytes;
-  // Stages, 2 mbarriers per stage, and 1024 bytes to align the base for the 128-byte swizzle.
-  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + kStages * 16 + 1024;
+  // The epilogue stages each consumer's 64 x kN accumulators through shared memory in
+  // 64 x kEpilogueCols pieces (rows padded by 16 bytes: conflict-free fragment writes), then
+  // writes C in 16-byte row segments.
+  static constexpr uint32_t kEpilogueCols = 64;
+  static constexpr uint32_t kEpilogueRowBytes = kEpilogueCols * 2 + 16;
+  static constexpr uint32_t kEpilogueBytes = kConsumers * 64 * kEpilogueRowBytes;
+  // Stages, epilogue, 2 mbarriers per stage, and 1024 bytes to align the base for the swizzle.
+  static constexpr uint32_t kSharedBytes =
+      kStages * kStageBytes + kEpilogueBytes + kStages * 16 + 1024;
   static constexpr uint32_t kGroupM = 8;  // m-blocks per group of the tile order
 };
 

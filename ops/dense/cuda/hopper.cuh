@@ -94,7 +94,8 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint8_t* a_tiles = smem;
   uint8_t* b_tiles = smem + T::kStages * T::kABytes;
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + T::kStages * T::kStageBytes);
+  uint8_t* epilogue = smem + T::kStages * T::kStageBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(epilogue + T::kEpilogueBytes);
   uint64_t* empty = full + T::kStages;
 
   const uint32_t warpgroup = threadIdx.x / 128;
@@ -141,7 +142,6 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   const uint32_t consumer = warpgroup - 1;  // rows [64 consumer, 64 consumer + 64) of the tile
   const uint32_t warp = thread / 32;
   const uint32_t lane = thread % 32;
-  const bool pairs = n % 2 == 0;  // C rows 4-byte aligned: store column pairs at once
   float acc[kTileN / 2];
   uint32_t stage = 0;
   uint32_t phase = 0;
@@ -172,26 +172,42 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     WgmmaWait<0>();
     if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
-    // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
-    const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
-    const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
+    // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3. Each 64 x 64 piece goes through shared memory
+    // so C is written in coalesced 16-byte row segments.
+    uint8_t* stage_c = epilogue + consumer * 64 * T::kEpilogueRowBytes;
+    const uint32_t tile_row0 = coord.m_block * T::kM + consumer * 64;
+    constexpr uint32_t kBlocksPerPiece = T::kEpilogueCols / 8;
+    constexpr uint32_t kChunksPerRow = T::kEpilogueCols / 8;  // 16-byte chunks
 #pragma unroll
-    for (uint32_t h = 0; h < 2; ++h) {
-      const uint32_t row = row_base + 8 * h;
-      if (row >= m) continue;
-      bf16* c_row = c + static_cast<size_t>(row) * n;
+    for (uint32_t piece = 0; piece < kTileN / T::kEpilogueCols; ++piece) {
 #pragma unroll
-      for (uint32_t j = 0; j < kTileN / 8; ++j) {
-        const uint32_t col = col_base + 8 * j;
-        const float v0 = acc[4 * j + 2 * h];
-        const float v1 = acc[4 * j + 2 * h + 1];
-        if (pairs && col + 1 < n) {
-          *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
-        } else {
-          if (col < n) c_row[col] = ToBf16(v0);
-          if (col + 1 < n) c_row[col + 1] = ToBf16(v1);
+      for (uint32_t jj = 0; jj < kBlocksPerPiece; ++jj) {
+        const uint32_t j = piece * kBlocksPerPiece + jj;
+        const uint32_t col = 8 * jj + 2 * (lane % 4);
+#pragma unroll
+        for (uint32_t h = 0; h < 2; ++h) {
+          const uint32_t row = warp * 16 + lane / 4 + 8 * h;
+          *reinterpret_cast<__nv_bfloat162*>(stage_c + row * T::kEpilogueRowBytes + col * 2) =
+              __floats2bfloat162_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
         }
       }
+      asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
+      const uint32_t col0 = coord.n_block * T::kN + piece * T::kEpilogueCols;
+#pragma unroll
+      for (uint32_t i = thread; i < 64 * kChunksPerRow; i += 128) {
+        const uint32_t row = i / kChunksPerRow;
+        const uint32_t col = col0 + 8 * (i % kChunksPerRow);
+        if (tile_row0 + row >= m || col >= n) continue;
+        const uint8_t* src = stage_c + row * T::kEpilogueRowBytes + (col - col0) * 2;
+        bf16* dst = c + static_cast<size_t>(tile_row0 + row) * n + col;
+        if (n % 8 == 0) {  // C rows 16-byte aligned; col < n then covers all 8
+          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+        } else {
+          const bf16* values = reinterpret_cast<const bf16*>(src);
+          for (uint32_t e = 0; e < 8 && col + e < n; ++e) dst[e] = values[e];
+        }
+      }
+      asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
     }
   }
 }

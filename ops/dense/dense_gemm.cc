@@ -219,9 +219,9 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
   std::vector<Variant> order;
-  if (args.m <= 8) order.insert(order.end(), {Variant::kGemvTmaM8, Variant::kGemvM8});
+  if (args.m <= 8) order.push_back(Variant::kGemvM8);
   if (args.m <= 16) {
-    order.insert(order.end(), {Variant::kGemvTmaM16, Variant::kGemvM16});
+    order.push_back(Variant::kGemvM16);
     order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
   }
   // Wgmma tiles: 128 x 128 when the 128 x 256 grid would leave more of its last wave idle than

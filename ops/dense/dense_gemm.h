@@ -74,8 +74,7 @@ class DenseGemm {
   LaunchDims Dims(Variant v, const GemmArgs& args) const;
 
   // The dispatcher, first variant that ships and can implement the call:
-  //   decode (M <= 16): gemv_tma_m8 / _m16 (sm_90a), gemv_m8 / _m16, then the tensor-core
-  //   kernels (all take any N and ldb);
+  //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;
   //   prefill: the sm_90a wgmma kernel (128 x 256 tiles, or 128 x 128 when that wastes fewer
   //   SM-waves), then pipelined (pipelined_ldb for a B stride or N not a multiple of 8), then
   //   scalar when nothing faster is shipped.

@@ -252,18 +252,6 @@ absl::Status GemvOutputs(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem)
   return absl::OkStatus();
 }
 
-// dense_gemv_bf16_tma_m8 / _m16: a fixed block of a producer and four consumer warps.
-absl::Status GemvTma(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {GemvTmaTile::kThreads, 1, 1}));
-  if (l.shared_mem_bytes() < GemvTmaTile::kSharedBytes) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": its stages need ",
-                                             GemvTmaTile::kSharedBytes,
-                                             " bytes of shared memory, launched with ",
-                                             l.shared_mem_bytes()));
-  }
-  return GemvOutputs(n_tiles, l, mem);
-}
-
 absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   const uint32_t warps = l.block().x / 32;
   if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
@@ -348,10 +336,7 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, l, mem); });
   registry.Register(Spec(Variant::kGemvM16).kernel,
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, l, mem); });
-  registry.Register(Spec(Variant::kGemvTmaM8).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return GemvTma(1, l, mem); });
-  registry.Register(Spec(Variant::kGemvTmaM16).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return GemvTma(2, l, mem); });
+  registry.Register(Spec(Variant::kWgmma128x256RegisterEpilogue).kernel, Wgmma<256>);
   registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256>);
   registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);

@@ -30,8 +30,7 @@ enum class Variant : uint8_t {
   kGemvM16,
   kWgmma128x256,
   kWgmma128x128,
-  kGemvTmaM8,
-  kGemvTmaM16,
+  kWgmma128x256RegisterEpilogue,
 };
 
 // The argument list a variant's kernel takes; one launcher per shape.
@@ -78,7 +77,7 @@ struct VariantSpec {
   bool warps_per_shape = false;
 };
 
-inline constexpr std::array<VariantSpec, 14> kVariants{{
+inline constexpr auto kVariants = std::to_array<VariantSpec>({
     {Variant::kScalar, "scalar", "dense_gemm_bf16", "", ArgShape::kGemm, Accuracy::kStrictOrder,
      ScalarTile::kM, ScalarTile::kN, {ScalarTile::kThreadsX, ScalarTile::kThreadsY, 1}, 1, 1,
      "one output per thread, strict k order; the reference-grade fallback"},
@@ -123,15 +122,21 @@ inline constexpr std::array<VariantSpec, 14> kVariants{{
      {WgmmaTile<128>::kThreads, 1, 1}, 8, 1,
      "sm_90a: as wgmma_128x256 with 128-wide tiles (more tiles for small problems)", 0,
      WgmmaTile<128>::kSharedBytes, GridOrder::kPersistent},
-    {Variant::kGemvTmaM8, "gemv_tma_m8", "dense_gemv_bf16_tma_m8", "", ArgShape::kGemmLdb,
-     Accuracy::kTensorCore, 8, GemvTmaTile::kRows, {GemvTmaTile::kThreads, 1, 1}, 8, 1,
-     "sm_90a decode, M <= 8: weights staged by bulk copies through a 6-stage mbarrier pipeline", 8,
-     GemvTmaTile::kSharedBytes},
-    {Variant::kGemvTmaM16, "gemv_tma_m16", "dense_gemv_bf16_tma_m16", "", ArgShape::kGemmLdb,
-     Accuracy::kTensorCore, 16, GemvTmaTile::kRows, {GemvTmaTile::kThreads, 1, 1}, 8, 1,
-     "sm_90a decode, M <= 16: as gemv_tma_m8 with two n8 tiles of activations", 16,
-     GemvTmaTile::kSharedBytes},
-}};
+    {Variant::kWgmma128x256RegisterEpilogue, "wgmma_128x256_regepi",
+     "dense_gemm_bf16_wgmma_128x256_regepi", "", ArgShape::kGemmTma, Accuracy::kTensorCore,
+     WgmmaTile<256>::kM, WgmmaTile<256>::kN, {WgmmaTile<256>::kThreads, 1, 1}, 8, 1,
+     "experiment: wgmma_128x256 storing C straight from registers", 0,
+     WgmmaTile<256>::kSharedBytes, GridOrder::kPersistent},
+});
+
+// The table is indexed by Variant.
+consteval bool VariantsInOrder() {
+  for (size_t i = 0; i < kVariants.size(); ++i) {
+    if (static_cast<size_t>(kVariants[i].variant) != i) return false;
+  }
+  return true;
+}
+static_assert(VariantsInOrder(), "kVariants[i].variant == i");
 
 const VariantSpec& Spec(Variant v);
 // "tc" -> Variant::kTensorCore; kNotFound listing the names otherwise.

@@ -6,4 +6,3 @@
 #include "splitk.cuh"
 #include "gemv.cuh"
 #include "hopper.cuh"
-#include "gemv_tma.cuh"

@@ -99,24 +99,6 @@ GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n
   return warps * GemvTile::kRows * 8 * n_tiles * 4;
 }
 
-// dense_gemv_bf16_tma_m8 / _m16 (sm_90a; decode): as the gemv kernels, but the weights reach
-// shared memory through bulk copies (cp.async.bulk, one per row and K chunk) issued by a producer
-// warp into kStages stages completing on mbarriers, so the bytes in flight are bounded by shared
-// memory, not registers. kConsumers warps each take a quarter of a stage's K. Rows are padded to
-// kRowBytes (64 mod 128) so the consumers' 16-byte reads need the fewest wavefronts.
-// Grid (ceil(N/16)), block 32 (kConsumers + 1), kSharedBytes of dynamic shared memory.
-struct GemvTmaTile {
-  static constexpr uint32_t kRows = 16;
-  static constexpr uint32_t kStageK = 512;
-  static constexpr uint32_t kStages = 6;
-  static constexpr uint32_t kConsumers = 4;
-  static constexpr uint32_t kThreads = 32 * (kConsumers + 1);
-  static constexpr uint32_t kRowBytes = kStageK * 2 + 64;
-  static constexpr uint32_t kStageBytes = kRows * kRowBytes;
-  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + kStages * 16 + 128;
-};
-static_assert(GemvTmaTile::kStageK / 32 % GemvTmaTile::kConsumers == 0, "whole steps per warp");
-
 // dense_gemm_bf16_wgmma_128x{256,128} (sm_90a): persistent, warp-specialized. One producer
 // warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages completing on
 // mbarriers; two consumer warpgroups each compute 64 x kN of the 128 x kN tile with

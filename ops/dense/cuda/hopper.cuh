@@ -84,7 +84,7 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
   }
 }
 
-template <uint32_t kTileN>
+template <uint32_t kTileN, bool kStagedEpilogue>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
                                            bf16* __restrict__ c, uint32_t m, uint32_t n,
                                            uint32_t k) {
@@ -172,8 +172,33 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     WgmmaWait<0>();
     if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
-    // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3. Each 64 x 64 piece goes through shared memory
-    // so C is written in coalesced 16-byte row segments.
+    // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
+    if (!kStagedEpilogue || n % 8 != 0) {
+      // Straight from registers: column pairs where C rows are 4-byte aligned, else elements.
+      const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
+      const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
+#pragma unroll
+      for (uint32_t h = 0; h < 2; ++h) {
+        const uint32_t row = row_base + 8 * h;
+        if (row >= m) continue;
+        bf16* c_row = c + static_cast<size_t>(row) * n;
+#pragma unroll
+        for (uint32_t j = 0; j < kTileN / 8; ++j) {
+          const uint32_t col = col_base + 8 * j;
+          const float v0 = acc[4 * j + 2 * h];
+          const float v1 = acc[4 * j + 2 * h + 1];
+          if (n % 2 == 0 && col + 1 < n) {
+            *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
+          } else {
+            if (col < n) c_row[col] = ToBf16(v0);
+            if (col + 1 < n) c_row[col + 1] = ToBf16(v1);
+          }
+        }
+      }
+      continue;
+    }
+    // Staged: each 64 x 64 piece goes through shared memory so C is written in coalesced
+    // 16-byte row segments (needs N % 8 == 0).
     uint8_t* stage_c = epilogue + consumer * 64 * T::kEpilogueRowBytes;
     const uint32_t tile_row0 = coord.m_block * T::kM + consumer * 64;
     constexpr uint32_t kBlocksPerPiece = T::kEpilogueCols / 8;
@@ -200,12 +225,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
         if (tile_row0 + row >= m || col >= n) continue;
         const uint8_t* src = stage_c + row * T::kEpilogueRowBytes + (col - col0) * 2;
         bf16* dst = c + static_cast<size_t>(tile_row0 + row) * n + col;
-        if (n % 8 == 0) {  // C rows 16-byte aligned; col < n then covers all 8
-          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-        } else {
-          const bf16* values = reinterpret_cast<const bf16*>(src);
-          for (uint32_t e = 0; e < 8 && col + e < n; ++e) dst[e] = values[e];
-        }
+        *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
       }
       asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
     }
@@ -221,7 +241,15 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<256>(&a_map, &b_map, c, m, n, k);
+  dense_device::HopperGemm<256, true>(&a_map, &b_map, c, m, n, k);
+}
+
+// Experiment: dense_gemm_bf16_wgmma_128x256 with the register epilogue only.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x256_regepi(const __grid_constant__ CUtensorMap a_map,
+                                         const __grid_constant__ CUtensorMap b_map,
+                                         bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<256, false>(&a_map, &b_map, c, m, n, k);
 }
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory WgmmaTile<128>::kSharedBytes.
@@ -229,7 +257,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128>(&a_map, &b_map, c, m, n, k);
+  dense_device::HopperGemm<128, true>(&a_map, &b_map, c, m, n, k);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

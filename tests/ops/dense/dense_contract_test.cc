@@ -205,9 +205,9 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
-  EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvTmaM8);
-  EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kGemvTmaM16);
-  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kGemvTmaM16);
+  EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);
+  EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kGemvM16);
+  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kGemvM16);
   EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kWgmma128x128) << "16 tiles of 256";
   EXPECT_EQ(*dense_->Pick(Args(1024, 4096, 4096)), Variant::kWgmma128x256) << "128 tiles: 1 wave";
   EXPECT_EQ(*dense_->Pick(Args(1024, 6144, 4096)), Variant::kWgmma128x128) << "192 tiles: 2 waves";
@@ -216,7 +216,7 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
       << "1187 narrow tiles (9 waves at 0.55) beat 594 wide ones (5 waves)";
   GemmArgs strided = Args(1, 4096, 4096);
   strided.ldb = 4160;
-  EXPECT_EQ(*dense_->Pick(strided), Variant::kGemvTmaM8);
+  EXPECT_EQ(*dense_->Pick(strided), Variant::kGemvM8);
   EXPECT_EQ(*dense_->Pick(Args(17, 4096, 100)), Variant::kScalar) << "any K";
   EXPECT_EQ(*dense_->Pick(Args(17, 4097, 100)), Variant::kScalar) << "any K and N";
   auto none = dense_->Pick(Args(0, 64, 64));
@@ -272,7 +272,6 @@ TEST(DenseDispatchTest, PrefillFallsBackToPipelinedOnATargetWithoutSm90a) {
   ASSERT_TRUE(dense.ok()) << dense.status();
   EXPECT_FALSE(dense->Ships(Variant::kWgmma128x256));
   EXPECT_TRUE(dense->kernel(Variant::kWgmma128x256).is_null());
-  EXPECT_FALSE(dense->Ships(Variant::kGemvTmaM8));
   auto a = ampere.Alloc(64);
   GemmArgs args{.a = *a, .b = *a, .c = *a, .m = 4096, .n = 4096, .k = 4096};
   EXPECT_EQ(*dense->Pick(args), Variant::kPipelined);

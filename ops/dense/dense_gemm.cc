@@ -148,7 +148,8 @@ LaunchDims DenseGemm::Dims(Variant v, const GemmArgs& args) const {
   const Dim3 grid = Grid(v, args);
   if (!spec.warps_per_shape) return {grid, spec.block, spec.shared_mem_bytes};
   const uint32_t warps = GemvWarps(grid.x, static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1)));
-  return {grid, {32 * warps, 1, 1}, GemvSharedBytes(warps, CeilDiv(spec.max_m, 8))};
+  return {grid, {32 * warps, 1, 1},
+          GemvSharedBytes(warps, CeilDiv(spec.max_m, 8), spec.tile_n / GemvTile::kRows)};
 }
 
 uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {

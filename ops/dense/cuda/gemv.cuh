@@ -19,41 +19,56 @@ __device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
   return v;
 }
 
-// Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; M <= 8 * kNTiles.
-template <uint32_t kNTiles>
+// Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; M <= 8 * kNTiles. Each block owns
+// 16 kGroups weight rows; each step a thread loads 8 k of rows g and g + 8 of every group and
+// one activation fragment per n8 tile, reused across the groups.
+template <uint32_t kNTiles, uint32_t kGroups, uint32_t kUnroll>
 __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                      bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
                                      uint32_t ldb) {
   using T = gpuops::ops::dense::GemvTile;
-  extern __shared__ float partial[];  // [warps][kRows][8 kNTiles]
+  extern __shared__ float partial[];  // [warps][16 kGroups][8 kNTiles]
   constexpr uint32_t kCols = 8 * kNTiles;
+  constexpr uint32_t kBlockRows = T::kRows * kGroups;
   const uint32_t warps = blockDim.x / 32;
   const uint32_t warp = threadIdx.x / 32;
   const uint32_t lane = threadIdx.x % 32;
   const uint32_t g = lane / 4;
   const uint32_t q = lane % 4;
-  const uint32_t row0 = blockIdx.x * T::kRows;
-  const bool lo_ok = row0 + g < n;
-  const bool hi_ok = row0 + g + 8 < n;
-  const bf16* w_lo = b + static_cast<size_t>(row0 + g) * ldb + 8 * q;
-  const bf16* w_hi = b + static_cast<size_t>(row0 + g + 8) * ldb + 8 * q;
+  const uint32_t row0 = blockIdx.x * kBlockRows;
+  const bf16* w[kGroups][2];
+  bool ok[kGroups][2];
+#pragma unroll
+  for (uint32_t r = 0; r < kGroups; ++r) {
+#pragma unroll
+    for (uint32_t h = 0; h < 2; ++h) {
+      const uint32_t row = row0 + 16 * r + g + 8 * h;
+      ok[r][h] = row < n;
+      w[r][h] = b + static_cast<size_t>(row) * ldb + 8 * q;
+    }
+  }
   const uint32_t steps = (k + T::kStepK - 1) / T::kStepK;
   const uint32_t per_warp = (steps + warps - 1) / warps;
   const uint32_t s_begin = min(steps, warp * per_warp);
   const uint32_t s_end = min(steps, s_begin + per_warp);
-  float acc[kNTiles][4] = {};
-  for (uint32_t s0 = s_begin; s0 < s_end; s0 += T::kUnroll) {
-    uint4 wl[T::kUnroll];
-    uint4 wh[T::kUnroll];
+  float acc[kGroups][kNTiles][4] = {};
+  for (uint32_t s0 = s_begin; s0 < s_end; s0 += kUnroll) {
+    uint4 wv[kUnroll][kGroups][2];
 #pragma unroll
-    for (uint32_t u = 0; u < T::kUnroll; ++u) {
+    for (uint32_t u = 0; u < kUnroll; ++u) {
       const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
       const bool in_k = s0 + u < s_end && kk < k;
-      wl[u] = in_k && lo_ok ? LoadStreaming16(w_lo + (s0 + u) * T::kStepK) : make_uint4(0, 0, 0, 0);
-      wh[u] = in_k && hi_ok ? LoadStreaming16(w_hi + (s0 + u) * T::kStepK) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (uint32_t r = 0; r < kGroups; ++r) {
+#pragma unroll
+        for (uint32_t h = 0; h < 2; ++h) {
+          wv[u][r][h] = in_k && ok[r][h] ? LoadStreaming16(w[r][h] + (s0 + u) * T::kStepK)
+                                         : make_uint4(0, 0, 0, 0);
+        }
+      }
     }
 #pragma unroll
-    for (uint32_t u = 0; u < T::kUnroll; ++u) {
+    for (uint32_t u = 0; u < kUnroll; ++u) {
       const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
       const bool in_k = s0 + u < s_end && kk < k;
 #pragma unroll
@@ -61,31 +76,42 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
         const uint32_t row = 8 * t + g;  // activation row for this thread's B fragment
         uint4 av = make_uint4(0, 0, 0, 0);
         if (in_k && row < m) av = __ldg(reinterpret_cast<const uint4*>(a + static_cast<size_t>(row) * k + kk));
-        const uint32_t a_first[4] = {wl[u].x, wh[u].x, wl[u].y, wh[u].y};
         const uint32_t b_first[2] = {av.x, av.y};
-        MmaBf16(acc[t], a_first, b_first);
-        const uint32_t a_second[4] = {wl[u].z, wh[u].z, wl[u].w, wh[u].w};
         const uint32_t b_second[2] = {av.z, av.w};
-        MmaBf16(acc[t], a_second, b_second);
+#pragma unroll
+        for (uint32_t r = 0; r < kGroups; ++r) {
+          const uint4& lo = wv[u][r][0];
+          const uint4& hi = wv[u][r][1];
+          const uint32_t a_first[4] = {lo.x, hi.x, lo.y, hi.y};
+          MmaBf16(acc[r][t], a_first, b_first);
+          const uint32_t a_second[4] = {lo.z, hi.z, lo.w, hi.w};
+          MmaBf16(acc[r][t], a_second, b_second);
+        }
       }
     }
   }
-  // C^T fragments: acc[t][0..1] rows g, columns 8t + 2q (+1); acc[t][2..3] row g + 8.
-  float* mine = partial + warp * T::kRows * kCols;
+  // C^T fragments: acc[r][t][0..1] row 16 r + g, columns 8t + 2q (+1); [2..3] row 16 r + g + 8.
+  float* mine = partial + warp * kBlockRows * kCols;
 #pragma unroll
-  for (uint32_t t = 0; t < kNTiles; ++t) {
-    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
-    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
-    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
-    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
+  for (uint32_t r = 0; r < kGroups; ++r) {
+#pragma unroll
+    for (uint32_t t = 0; t < kNTiles; ++t) {
+      const uint32_t lo = 16 * r + g;
+      mine[lo * kCols + 8 * t + 2 * q] = acc[r][t][0];
+      mine[lo * kCols + 8 * t + 2 * q + 1] = acc[r][t][1];
+      mine[(lo + 8) * kCols + 8 * t + 2 * q] = acc[r][t][2];
+      mine[(lo + 8) * kCols + 8 * t + 2 * q + 1] = acc[r][t][3];
+    }
   }
   __syncthreads();
-  for (uint32_t i = threadIdx.x; i < T::kRows * kCols; i += blockDim.x) {
-    const uint32_t row = i % T::kRows;  // weight row: consecutive threads write consecutive n
-    const uint32_t col = i / T::kRows;  // activation row
+  for (uint32_t i = threadIdx.x; i < kBlockRows * kCols; i += blockDim.x) {
+    const uint32_t row = i % kBlockRows;  // weight row: consecutive threads write consecutive n
+    const uint32_t col = i / kBlockRows;  // activation row
     if (col >= m || row0 + row >= n) continue;
     float sum = 0.0f;
-    for (uint32_t w = 0; w < warps; ++w) sum = __fadd_rn(sum, partial[(w * T::kRows + row) * kCols + col]);
+    for (uint32_t v = 0; v < warps; ++v) {
+      sum = __fadd_rn(sum, partial[(v * kBlockRows + row) * kCols + col]);
+    }
     c[static_cast<size_t>(col) * n + row0 + row] = ToBf16(sum);
   }
 }
@@ -99,12 +125,21 @@ using gpuops::ops::dense::GemvTile;
 extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
     dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b,
                        bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  dense_device::Gemv<1>(a, b, c, m, n, k, ldb);
+  dense_device::Gemv<1, 1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }
 
 // M <= 16. Grid (ceil(N/16)), block 32 W, GemvSharedBytes(W, 2) bytes of dynamic shared memory.
 extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
     dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b,
                         bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  dense_device::Gemv<2>(a, b, c, m, n, k, ldb);
+  dense_device::Gemv<2, 1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
+}
+
+// M <= 16, 32 weight rows per block. Grid (ceil(N/32)), block 32 W,
+// GemvSharedBytes(W, 2, 2) bytes of dynamic shared memory.
+extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
+    dense_gemv_bf16_m16_wide(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                             bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
+                             uint32_t ldb) {
+  dense_device::Gemv<2, GemvTile::kWideGroups, GemvTile::kWideUnroll>(a, b, c, m, n, k, ldb);
 }

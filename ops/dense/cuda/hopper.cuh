@@ -244,14 +244,6 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
   dense_device::HopperGemm<256, true>(&a_map, &b_map, c, m, n, k);
 }
 
-// Experiment: dense_gemm_bf16_wgmma_128x256 with the register epilogue only.
-extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
-    dense_gemm_bf16_wgmma_128x256_regepi(const __grid_constant__ CUtensorMap a_map,
-                                         const __grid_constant__ CUtensorMap b_map,
-                                         bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<256, false>(&a_map, &b_map, c, m, n, k);
-}
-
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory WgmmaTile<128>::kSharedBytes.
 extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,

@@ -338,8 +338,6 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, 1, l, mem); });
   registry.Register(Spec(Variant::kGemvM16).kernel,
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, 1, l, mem); });
-  registry.Register(Spec(Variant::kGemvM16Wide).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, 2, l, mem); });
   registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256>);
   registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);

@@ -30,7 +30,6 @@ enum class Variant : uint8_t {
   kGemvM16,
   kWgmma128x256,
   kWgmma128x128,
-  kGemvM16Wide,
 };
 
 // The argument list a variant's kernel takes; one launcher per shape.
@@ -122,10 +121,6 @@ inline constexpr auto kVariants = std::to_array<VariantSpec>({
      {WgmmaTile<128>::kThreads, 1, 1}, 8, 1,
      "sm_90a: as wgmma_128x256 with 128-wide tiles (more tiles for small problems)", 0,
      WgmmaTile<128>::kSharedBytes, GridOrder::kPersistent},
-    {Variant::kGemvM16Wide, "gemv_m16_wide", "dense_gemv_bf16_m16_wide", "", ArgShape::kGemmLdb,
-     Accuracy::kTensorCore, 16, 2 * GemvTile::kRows, {GemvTile::kMaxWarps * 32, 1, 1}, 8, 1,
-     "decode, M <= 16: 32 weight rows per block, halving the activation reads per weight byte",
-     16, 0, GridOrder::kNFast, true},
 });
 
 // The table is indexed by Variant.

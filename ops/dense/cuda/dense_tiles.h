@@ -81,8 +81,6 @@ struct GemvTile {
   static constexpr uint32_t kStepK = 32;
   static constexpr uint32_t kUnroll = 4;
   static constexpr uint32_t kThreadsPerSm = 1024;  // resident at <= 64 registers per thread
-  static constexpr uint32_t kWideGroups = 2;
-  static constexpr uint32_t kWideUnroll = 2;
 };
 
 // Warps per block for `row_groups` blocks on `sms` SMs: the most (up to 32) that still lets all

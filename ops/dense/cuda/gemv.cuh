@@ -134,12 +134,3 @@ extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
                         bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::Gemv<2, 1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }
-
-// M <= 16, 32 weight rows per block. Grid (ceil(N/32)), block 32 W,
-// GemvSharedBytes(W, 2, 2) bytes of dynamic shared memory.
-extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
-    dense_gemv_bf16_m16_wide(const bf16* __restrict__ a, const bf16* __restrict__ b,
-                             bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
-                             uint32_t ldb) {
-  dense_device::Gemv<2, GemvTile::kWideGroups, GemvTile::kWideUnroll>(a, b, c, m, n, k, ldb);
-}

@@ -59,8 +59,9 @@ void BM_RawCuLaunchKernel(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
-  state.counters["us_per_launch"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * kBatch), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_launch"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kBatch),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_RawCuLaunchKernel)->UseRealTime();
 
@@ -78,8 +79,9 @@ void BM_KernelLaunch(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
-  state.counters["us_per_launch"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * kBatch), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_launch"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kBatch),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_KernelLaunch)->UseRealTime();
 
@@ -105,8 +107,9 @@ void BM_GraphNode(benchmark::State& state) {
     auto ms = f.gpu->ElapsedMs(start->get(), end->get());
     state.SetIterationTime(ms.ok() ? *ms / 1e3 : 0.0);
   }
-  state.counters["us_per_node"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * kNodes), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_node"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * kNodes),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_GraphNode)->UseManualTime();
 

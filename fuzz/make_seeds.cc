@@ -34,10 +34,12 @@ int main(int argc, char** argv) {
   Write(root / "fuzz_fatbin", "two_arches",
         BuildFatbin({{.kind = 2, .arch = 90, .flags = 0x100011, .payload = cubin},
                      {.kind = 2, .arch = 80, .flags = 0x11, .payload = cubin_v2},
-                     {.kind = 1, .arch = 90, .flags = 0x8011, .payload = Blob(24, 3),
+                     {.kind = 1,
+                      .arch = 90,
+                      .flags = 0x8011,
+                      .payload = Blob(24, 3),
                       .compressed_size = 20}}));
-  const std::string text =
-      "# seed\narch sm_90a\nk sm_80,sm_90a a:0:8 n:8:4\nz - -\n";
+  const std::string text = "# seed\narch sm_90a\nk sm_80,sm_90a a:0:8 n:8:4\nz - -\n";
   Write(root / "fuzz_signatures", "table", Blob(text.begin(), text.end()));
   return 0;
 }

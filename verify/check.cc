@@ -29,7 +29,8 @@ void CheckTensorCoreBound(absl::Span<const uint16_t> out, uint32_t m, uint32_t n
       const double ref = value[r * cols.size() + j];
       const uint16_t bits = out[size_t{r} * n + cols[j]];
       const double got = Bf16ToFloat(bits);
-      const double bound = Bf16Ulp(static_cast<float>(ref)) + std::ldexp(abs_sum[r * cols.size() + j], -14);
+      const double bound =
+          Bf16Ulp(static_cast<float>(ref)) + std::ldexp(abs_sum[r * cols.size() + j], -14);
       const double err = std::fabs(got - ref);
       ++stats.checked;
       stats.sum_sq_error += std::isfinite(err) ? err * err : 0.0;
@@ -75,8 +76,8 @@ void CheckBitIdentical(absl::Span<const uint16_t> out, absl::Span<const uint16_t
   for (size_t i = 0; i < out.size(); ++i) {
     ++stats.checked;
     if (out[i] != expected[i]) {
-      stats.Fail(StrCat(what, ": element ", i, " is 0x", Hex(out[i]), ", expected 0x",
-                        Hex(expected[i])));
+      stats.Fail(
+          StrCat(what, ": element ", i, " is 0x", Hex(out[i]), ", expected 0x", Hex(expected[i])));
     }
   }
 }

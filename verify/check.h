@@ -14,8 +14,8 @@ struct CheckStats {
   uint64_t unwritten = 0;     // elements still holding the poison pattern
   uint64_t guard_damage = 0;  // poisoned guard elements past the output that changed
   double max_abs_error = 0;
-  double max_bound = 0;           // the bound at the worst element
-  double worst_error_ratio = 0;   // max over elements of error / bound
+  double max_bound = 0;          // the bound at the worst element
+  double worst_error_ratio = 0;  // max over elements of error / bound
   double sum_sq_error = 0;
   double sum_sq_ref = 0;
   std::string first_failure;

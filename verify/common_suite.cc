@@ -17,15 +17,11 @@ constexpr uint16_t kPoison = ops::common::kBf16Poison;
 constexpr uint64_t kGuard = 64;
 
 absl::StatusOr<DeviceBuffer> Upload(GpuBackend& gpu, const std::vector<uint16_t>& host) {
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Allocate(gpu, host.size() * 2));
-  GPUOPS_RETURN_IF_ERROR(b.Upload<uint16_t>(host));
-  return b;
+  return DeviceBuffer::FromHost<uint16_t>(gpu, host);
 }
 
 absl::StatusOr<std::vector<uint16_t>> Download(const DeviceBuffer& b) {
-  std::vector<uint16_t> host(b.bytes() / 2);
-  GPUOPS_RETURN_IF_ERROR(b.Download<uint16_t>(absl::MakeSpan(host)));
-  return host;
+  return b.ToHost<uint16_t>();
 }
 
 absl::Status RunCase(GpuBackend& gpu, const ops::common::CommonKernels& k, const std::string& op,
@@ -70,7 +66,8 @@ std::vector<std::string> CommonOps() { return {"bf16_scaled_add", "fill_u16", "c
 
 std::string CommonCaseResult::Describe() const {
   char head[96];
-  std::snprintf(head, sizeof(head), "%-16s n=%-8llu", op.c_str(), static_cast<unsigned long long>(n));
+  std::snprintf(head, sizeof(head), "%-16s n=%-8llu", op.c_str(),
+                static_cast<unsigned long long>(n));
   if (!status.ok()) return StrCat(head, "  ERROR ", status.message());
   return StrCat(head, "  bit-exact vs host formula  ", pass() ? "PASS" : "FAIL", " (",
                 stats.checked, " checked)", pass() ? "" : StrCat(": ", stats.first_failure));
@@ -79,7 +76,8 @@ std::string CommonCaseResult::Describe() const {
 absl::StatusOr<std::vector<CommonCaseResult>> RunCommonSuite(
     GpuBackend& gpu, const std::function<bool(const std::string&)>& include, uint64_t seed,
     const std::function<void(const CommonCaseResult&)>& on_case) {
-  GPUOPS_ASSIGN_OR_RETURN(ops::common::CommonKernels kernels, ops::common::CommonKernels::Load(gpu));
+  GPUOPS_ASSIGN_OR_RETURN(ops::common::CommonKernels kernels,
+                          ops::common::CommonKernels::Load(gpu));
   std::vector<CommonCaseResult> results;
   for (const std::string& op : CommonOps()) {
     if (include && !include(op)) continue;

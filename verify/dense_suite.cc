@@ -37,7 +37,8 @@ std::vector<uint32_t> SampleColumns(uint32_t n, uint32_t count, uint64_t seed) {
   }
   for (uint32_t back = 1; back <= 3 && back <= n; ++back) cols.insert(n - back);
   Rng rng(seed);
-  while (cols.size() < std::min<uint64_t>(count, n)) cols.insert(static_cast<uint32_t>(rng.Next() % n));
+  while (cols.size() < std::min<uint64_t>(count, n))
+    cols.insert(static_cast<uint32_t>(rng.Next() % n));
   return {cols.begin(), cols.end()};
 }
 
@@ -55,18 +56,14 @@ class Runner {
       : gpu_(gpu), dense_(dense), common_(common), options_(options) {}
 
   absl::StatusOr<DeviceBuffer> Upload(absl::Span<const uint16_t> host) {
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Allocate(gpu_, host.size() * 2));
-    GPUOPS_RETURN_IF_ERROR(b.Upload<uint16_t>(host));
-    return b;
+    return DeviceBuffer::FromHost(gpu_, host);
   }
   absl::StatusOr<DeviceBuffer> Poisoned(uint64_t elems) {
     std::vector<uint16_t> host(elems + kGuard, kPoison);
     return Upload(host);
   }
   absl::StatusOr<std::vector<uint16_t>> Download(const DeviceBuffer& b) {
-    std::vector<uint16_t> host(b.bytes() / 2);
-    GPUOPS_RETURN_IF_ERROR(b.Download<uint16_t>(absl::MakeSpan(host)));
-    return host;
+    return b.ToHost<uint16_t>();
   }
 
   // Runs `v` into a fresh poisoned output and returns the whole buffer (output + guard).
@@ -109,10 +106,10 @@ struct Problem {
     args.m = shape.m;
     args.n = shape.n;
     args.k = shape.k;
-    args.ldb = spec.shape == ops::dense::ArgShape::kGemmLdb ||
-                       spec.shape == ops::dense::ArgShape::kGemmTma
-                   ? shape.ldb
-                   : 0;
+    args.ldb =
+        spec.shape == ops::dense::ArgShape::kGemmLdb || spec.shape == ops::dense::ArgShape::kGemmTma
+            ? shape.ldb
+            : 0;
     return args;
   }
   const std::pair<std::vector<double>, std::vector<double>>& Float64() {
@@ -150,14 +147,16 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
       GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> out, run.RunInto(v, args));
       CheckWrittenAndGuard(out, mn, kPoison, stats);
       CheckBitExactColumns(out, p.shape.m, p.shape.n, p.cols, p.Strict(), stats);
-      if (v == Variant::kScalar) p.scalar_output = std::vector<uint16_t>(out.begin(), out.begin() + mn);
+      if (v == Variant::kScalar)
+        p.scalar_output = std::vector<uint16_t>(out.begin(), out.begin() + mn);
       if (v == Variant::kRouter && run.dense_.CanImplement(Variant::kScalar, args).ok()) {
         if (!p.scalar_output) {
-          GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> scalar, run.RunInto(Variant::kScalar, args));
+          GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> scalar,
+                                  run.RunInto(Variant::kScalar, args));
           p.scalar_output = std::vector<uint16_t>(scalar.begin(), scalar.begin() + mn);
         }
-        CheckBitIdentical(absl::MakeConstSpan(out).first(mn), *p.scalar_output,
-                          "router vs scalar", stats);
+        CheckBitIdentical(absl::MakeConstSpan(out).first(mn), *p.scalar_output, "router vs scalar",
+                          stats);
       }
       return absl::OkStatus();
     }
@@ -250,21 +249,23 @@ bool DenseCaseResult::pass() const {
 std::string DenseCaseResult::Describe() const {
   const VariantSpec& spec = Spec(variant);
   char head[128];
-  std::snprintf(head, sizeof(head), "%-14s m=%-4u n=%-6u k=%-4u ldb=%-4u", std::string(spec.name).c_str(),
-                shape.m, shape.n, shape.k, shape.ldb);
+  std::snprintf(head, sizeof(head), "%-14s m=%-4u n=%-6u k=%-4u ldb=%-4u",
+                std::string(spec.name).c_str(), shape.m, shape.n, shape.k, shape.ldb);
   if (!skipped.empty()) return StrCat(head, "  skipped: ", skipped);
   if (!status.ok()) return StrCat(head, "  ERROR ", status.message());
   char figures[160];
   if (spec.accuracy == Accuracy::kTensorCore) {
-    std::snprintf(figures, sizeof(figures), "max err %.3g (bound %.3g) frob %.2e", stats.max_abs_error,
-                  stats.max_bound, stats.rel_frobenius());
+    std::snprintf(figures, sizeof(figures), "max err %.3g (bound %.3g) frob %.2e",
+                  stats.max_abs_error, stats.max_bound, stats.rel_frobenius());
   } else {
-    std::snprintf(figures, sizeof(figures), "max err %.3g (bound 0, bit-exact)", stats.max_abs_error);
+    std::snprintf(figures, sizeof(figures), "max err %.3g (bound 0, bit-exact)",
+                  stats.max_abs_error);
   }
   return StrCat(head, "  ", figures, "  ", pass() ? "PASS" : "FAIL", " (", stats.checked,
                 " checked", columns_sampled ? ", sampled columns" : "", ")",
-                pass() ? "" : StrCat(": ", stats.unwritten, " unwritten, ", stats.guard_damage,
-                                     " guard, ", stats.failures, " wrong; ", stats.first_failure));
+                pass() ? ""
+                       : StrCat(": ", stats.unwritten, " unwritten, ", stats.guard_damage,
+                                " guard, ", stats.failures, " wrong; ", stats.first_failure));
 }
 
 absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
@@ -298,7 +299,8 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
     absl::Status group_status = absl::OkStatus();
     if (any_runs) {
       b.assign(size_t{n} * ldb, kPadNan);
-      FillRandomBf16(absl::MakeSpan(b), options.seed ^ (uint64_t{n} << 32) ^ (uint64_t{k} << 8) ^ ldb);
+      FillRandomBf16(absl::MakeSpan(b),
+                     options.seed ^ (uint64_t{n} << 32) ^ (uint64_t{k} << 8) ^ ldb);
       for (uint32_t row = 0; row < n; ++row) {
         std::fill_n(b.begin() + static_cast<ptrdiff_t>(size_t{row} * ldb + k), ldb - k, kPadNan);
       }
@@ -320,7 +322,8 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
       const bool runs = options.mac_budget == 0 || macs <= options.mac_budget;
       if (runs && status.ok()) {
         p.a.resize(size_t{m} * k);
-        FillRandomBf16(absl::MakeSpan(p.a), options.seed ^ (uint64_t{m} * 0x9e3779b1) ^ n ^ (uint64_t{k} << 20));
+        FillRandomBf16(absl::MakeSpan(p.a),
+                       options.seed ^ (uint64_t{m} * 0x9e3779b1) ^ n ^ (uint64_t{k} << 20));
         auto uploaded = run.Upload(p.a);
         if (uploaded.ok()) {
           a_dev = *std::move(uploaded);
@@ -330,12 +333,14 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
           status = uploaded.status();
         }
         p.sampled = macs > options.full_reference_macs;
-        p.cols = p.sampled ? SampleColumns(n, options.sample_columns, options.seed ^ macs) : AllColumns(n);
+        p.cols = p.sampled ? SampleColumns(n, options.sample_columns, options.seed ^ macs)
+                           : AllColumns(n);
       }
       for (Variant v : variants) {
         DenseCaseResult r{.variant = v, .shape = shape};
         if (!runs) {
-          r.skipped = StrCat(macs, " multiply-adds exceed this backend's budget of ", options.mac_budget);
+          r.skipped =
+              StrCat(macs, " multiply-adds exceed this backend's budget of ", options.mac_budget);
           finish(std::move(r));
           continue;
         }

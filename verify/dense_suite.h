@@ -43,8 +43,8 @@ struct DenseCaseResult {
   ops::dense::Variant variant;
   DenseShape shape;
   CheckStats stats;
-  absl::Status status;       // an error running the case (not a numerics failure)
-  std::string skipped;       // non-empty: why the case did not run
+  absl::Status status;  // an error running the case (not a numerics failure)
+  std::string skipped;  // non-empty: why the case did not run
   bool columns_sampled = false;
 
   bool pass() const;

@@ -69,7 +69,8 @@ absl::Status StreamRead(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(uint32_t never, l.u32(2));
   GPUOPS_ASSIGN_OR_RETURN(DevicePtr sink_ptr, l.ptr(3));
   GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint32_t>(src_ptr, n16 * 4, "argument #0 (src)"));
-  GPUOPS_ASSIGN_OR_RETURN(auto sink, mem.View<uint32_t>(sink_ptr, l.grid().x, "argument #3 (sink)"));
+  GPUOPS_ASSIGN_OR_RETURN(auto sink,
+                          mem.View<uint32_t>(sink_ptr, l.grid().x, "argument #3 (sink)"));
   uint32_t acc = 0;
   for (uint32_t w : src) acc ^= w;
   // The device folds per block; the mock folds everything into block 0's slot.

@@ -26,10 +26,11 @@ absl::StatusOr<Variant> ParseVariant(std::string_view name) {
   for (const VariantSpec& s : kVariants) {
     if (s.name == name) return s.variant;
   }
-  return absl::NotFoundError(StrCat(
-      "dense: no variant '", name, "' (variants: ",
-      StrJoin(kVariants, ", ", [](std::string* out, const VariantSpec& s) { StrAppend(out, s.name); }),
-      ")"));
+  return absl::NotFoundError(
+      StrCat("dense: no variant '", name, "' (variants: ",
+             StrJoin(kVariants, ", ",
+                     [](std::string* out, const VariantSpec& s) { StrAppend(out, s.name); }),
+             ")"));
 }
 
 std::string_view ToString(Accuracy a) {
@@ -72,8 +73,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   const VariantSpec& spec = Spec(v);
   if (!Ships(v)) {
     return absl::FailedPreconditionError(StrCat(spec.kernel, ": not shipped for ",
-                                                gpu_->device_info().arch_name(),
-                                                " by this build"));
+                                                gpu_->device_info().arch_name(), " by this build"));
   }
   if (args.m == 0 || args.n == 0 || args.k == 0) {
     return Invalid(spec, StrCat("empty problem m=", args.m, " n=", args.n, " k=", args.k));
@@ -114,8 +114,8 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   const Dim3 grid = Grid(v, args);
   const DeviceInfo& device = gpu_->device_info();
   if (grid.x > device.max_grid.x || grid.y > device.max_grid.y) {
-    return Invalid(spec, StrCat("m=", args.m, ", n=", args.n, " need a grid of ",
-                                ToString(grid), ", over the device limit"));
+    return Invalid(spec, StrCat("m=", args.m, ", n=", args.n, " need a grid of ", ToString(grid),
+                                ", over the device limit"));
   }
   if (v == Variant::kSplitK) {
     const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
@@ -147,15 +147,18 @@ LaunchDims DenseGemm::Dims(Variant v, const GemmArgs& args) const {
   const VariantSpec& spec = Spec(v);
   const Dim3 grid = Grid(v, args);
   if (!spec.warps_per_shape) return {grid, spec.block, spec.shared_mem_bytes};
-  const uint32_t warps = GemvWarps(grid.x, static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1)));
-  return {grid, {32 * warps, 1, 1},
+  const uint32_t warps =
+      GemvWarps(grid.x, static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1)));
+  return {grid,
+          {32 * warps, 1, 1},
           GemvSharedBytes(warps, CeilDiv(spec.max_m, 8), spec.tile_n / GemvTile::kRows)};
 }
 
 uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {
   const Dim3 grid = TileGrid(Spec(Variant::kSplitK), args.m, args.n);
   const uint64_t tiles = uint64_t{grid.x} * grid.y;
-  const uint64_t want = CeilDiv64(2 * static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1)), tiles);
+  const uint64_t want =
+      CeilDiv64(2 * static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1)), tiles);
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
   return static_cast<uint32_t>(std::clamp<uint64_t>(std::min(want, by_k), 1, 16));
 }
@@ -173,14 +176,16 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
   const LaunchDims dims = Dims(v, args);
   switch (spec.shape) {
     case ArgShape::kGemm:
-      return GemmDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c,
-                                         args.m, args.n, args.k);
+      return GemmDef(spec.kernel)
+          .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k);
     case ArgShape::kGemmLdb:
-      return GemmLdbDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c,
-                                            args.m, args.n, args.k, EffectiveLdb(args));
+      return GemmLdbDef(spec.kernel)
+          .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k,
+                  EffectiveLdb(args));
     case ArgShape::kGemmScaledAcc:
-      return GemmScaledAccDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, args.a, args.b,
-                                                  args.c, args.m, args.n, args.k, args.scale);
+      return GemmScaledAccDef(spec.kernel)
+          .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k,
+                  args.scale);
     case ArgShape::kGemmTma: {
       // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
       // 128-byte swizzle (kK BF16 = 128 bytes).
@@ -198,14 +203,15 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
       GPUOPS_ASSIGN_OR_RETURN(TensorMapBytes a_map, map(args.a, args.m, args.k, spec.tile_m));
       GPUOPS_ASSIGN_OR_RETURN(TensorMapBytes b_map,
                               map(args.b, args.n, EffectiveLdb(args), spec.tile_n));
-      return TmaGemmDef(spec.kernel).Launch(*gpu_, kernel, dims, stream, a_map, b_map, args.c,
-                                            args.m, args.n, args.k);
+      return TmaGemmDef(spec.kernel)
+          .Launch(*gpu_, kernel, dims, stream, a_map, b_map, args.c, args.m, args.n, args.k);
     }
     case ArgShape::kSplitK: {
       const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
-      GPUOPS_RETURN_IF_ERROR(SplitKPartialDef(spec.kernel).Launch(
-          *gpu_, kernel, {TileGrid(spec, args.m, args.n, splits), spec.block, 0}, stream, args.a,
-          args.b, args.workspace, args.m, args.n, args.k, splits));
+      GPUOPS_RETURN_IF_ERROR(
+          SplitKPartialDef(spec.kernel)
+              .Launch(*gpu_, kernel, {TileGrid(spec, args.m, args.n, splits), spec.block, 0},
+                      stream, args.a, args.b, args.workspace, args.m, args.n, args.k, splits));
       const LaunchDims reduce{{CeilDiv(args.n, SplitKTile::kReduceThreads), args.m, 1},
                               {SplitKTile::kReduceThreads, 1, 1},
                               0};
@@ -228,7 +234,8 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // Wgmma tiles: 128 x 128 when the 128 x 256 grid would leave more of its last wave idle than
   // the narrower tiles cost (they run at about 0.55 of the wide tile's time).
   const double sms = std::max(gpu_->device_info().sm_count, 1);
-  const double wide_waves = std::ceil(TileCount(Spec(Variant::kWgmma128x256), args.m, args.n) / sms);
+  const double wide_waves =
+      std::ceil(TileCount(Spec(Variant::kWgmma128x256), args.m, args.n) / sms);
   const double narrow_waves =
       std::ceil(TileCount(Spec(Variant::kWgmma128x128), args.m, args.n) / sms) * 0.55;
   if (narrow_waves < wide_waves) {
@@ -244,9 +251,9 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
     last = CanImplement(v, args);
     if (last.ok()) return v;
   }
-  return absl::FailedPreconditionError(
-      StrCat("dense: no variant can run m=", args.m, " n=", args.n, " k=", args.k,
-             " ldb=", EffectiveLdb(args), " (last refusal: ", last.message(), ")"));
+  return absl::FailedPreconditionError(StrCat("dense: no variant can run m=", args.m, " n=", args.n,
+                                              " k=", args.k, " ldb=", EffectiveLdb(args),
+                                              " (last refusal: ", last.message(), ")"));
 }
 
 absl::Status DenseGemm::Gemm(const GemmArgs& args, StreamHandle stream) const {

@@ -33,8 +33,8 @@ using GemmScaledAccDef =
 using SplitKPartialDef =
     KernelDef<param::Ptr, param::Ptr, param::Ptr, param::U32, param::U32, param::U32, param::U32>;
 using SplitKReduceDef = KernelDef<param::Ptr, param::Ptr, param::U32, param::U32, param::U32>;
-using TmaGemmDef = KernelDef<param::TensorMap, param::TensorMap, param::Ptr, param::U32, param::U32,
-                             param::U32>;
+using TmaGemmDef =
+    KernelDef<param::TensorMap, param::TensorMap, param::Ptr, param::U32, param::U32, param::U32>;
 
 struct GemmArgs {
   DevicePtr a;  // [M, K] BF16, rows K apart, 16-byte aligned

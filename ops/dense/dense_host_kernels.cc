@@ -53,8 +53,8 @@ absl::StatusOr<GemmView> ViewInputs(const HostLaunch& l, HostMemory& mem, uint32
     GPUOPS_RETURN_IF_ERROR(CheckAligned(l, a, "argument #0 (a)"));
     GPUOPS_RETURN_IF_ERROR(CheckAligned(l, b, "argument #1 (b)"));
     if (ldb % 8 != 0) {
-      return absl::InvalidArgumentError(StrCat(l.kernel(), ": B row stride ", ldb,
-                                               " is not a multiple of 8 (misaligned rows)"));
+      return absl::InvalidArgumentError(
+          StrCat(l.kernel(), ": B row stride ", ldb, " is not a multiple of 8 (misaligned rows)"));
     }
   }
   GPUOPS_ASSIGN_OR_RETURN(g.a, mem.View<uint16_t>(a, uint64_t{m} * k, "argument #0 (a)"));
@@ -73,8 +73,8 @@ absl::StatusOr<GemmView> ViewGemm(const HostLaunch& l, HostMemory& mem, bool has
   if (has_ldb) {
     GPUOPS_ASSIGN_OR_RETURN(ldb, l.u32(6));
     if (ldb < k) {
-      return absl::InvalidArgumentError(StrCat(l.kernel(), ": ldb=", ldb, " < k=", k,
-                                               " (B rows overlap)"));
+      return absl::InvalidArgumentError(
+          StrCat(l.kernel(), ": ldb=", ldb, " < k=", k, " (B rows overlap)"));
     }
   }
   GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewInputs(l, mem, m, n, k, ldb, vector_loads));
@@ -259,14 +259,15 @@ absl::Status Gemv(uint32_t n_tiles, uint32_t groups, const HostLaunch& l, HostMe
   if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
       l.block().z != 1) {
     return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
-                                             ToString(l.block()), ", the kernel needs (32 W, 1, 1)"
-                                             " with 1 <= W <= ", GemvTile::kMaxWarps));
+                                             ToString(l.block()),
+                                             ", the kernel needs (32 W, 1, 1)"
+                                             " with 1 <= W <= ",
+                                             GemvTile::kMaxWarps));
   }
   if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles, groups)) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": ", warps, " warps need ",
-                                             GemvSharedBytes(warps, n_tiles, groups),
-                                             " bytes of shared memory, launched with ",
-                                             l.shared_mem_bytes()));
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ", warps, " warps need ", GemvSharedBytes(warps, n_tiles, groups),
+               " bytes of shared memory, launched with ", l.shared_mem_bytes()));
   }
   return GemvOutputs(n_tiles, groups, l, mem);
 }
@@ -292,21 +293,21 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
     if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 || d.global_dims[0] != k ||
         d.global_dims[1] != rows || d.box_dims[0] != T::kK || d.box_dims[1] != box_rows ||
         d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * 2) {
-      return absl::InvalidArgumentError(StrCat(
-          l.kernel(), ": argument ", name, " describes a ", d.global_dims[1], " x ",
-          d.global_dims[0], " tensor with box ", d.box_dims[1], " x ", d.box_dims[0],
-          "; the kernel needs ", rows, " x ", k, " BF16 with box ", box_rows, " x ", T::kK,
-          " and 128-byte swizzle"));
+      return absl::InvalidArgumentError(
+          StrCat(l.kernel(), ": argument ", name, " describes a ", d.global_dims[1], " x ",
+                 d.global_dims[0], " tensor with box ", d.box_dims[1], " x ", d.box_dims[0],
+                 "; the kernel needs ", rows, " x ", k, " BF16 with box ", box_rows, " x ", T::kK,
+                 " and 128-byte swizzle"));
     }
     return absl::OkStatus();
   };
   GPUOPS_RETURN_IF_ERROR(check_map(a_map, "#0 (a_map)", m, T::kM));
   GPUOPS_RETURN_IF_ERROR(check_map(b_map, "#1 (b_map)", n, T::kN));
   GemmView g{.m = m, .n = n, .k = k, .ldb = static_cast<uint32_t>(b_map.global_strides[1] / 2)};
-  GPUOPS_ASSIGN_OR_RETURN(g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k,
-                                                  "argument #0 (a_map)"));
-  GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(b_map.global_address,
-                                                  uint64_t{n - 1} * g.ldb + k, "argument #1 (b_map)"));
+  GPUOPS_ASSIGN_OR_RETURN(
+      g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k, "argument #0 (a_map)"));
+  GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(b_map.global_address, uint64_t{n - 1} * g.ldb + k,
+                                                  "argument #1 (b_map)"));
   GPUOPS_ASSIGN_OR_RETURN(DevicePtr c, l.ptr(2));
   GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(c, uint64_t{m} * n, "argument #2 (c)"));
   const uint32_t num_m = CeilDiv(m, T::kM);
@@ -342,9 +343,8 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
   registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);
   auto whole = [&registry](Variant v, TileKernel t) {
-    registry.Register(Spec(v).kernel, [t](const HostLaunch& l, HostMemory& mem) {
-      return WholeTile(t, l, mem);
-    });
+    registry.Register(Spec(v).kernel,
+                      [t](const HostLaunch& l, HostMemory& mem) { return WholeTile(t, l, mem); });
   };
   const Dim3 router_block{RouterTile::kThreadsX, RouterTile::kThreadsY, 1};
   const Dim3 tc_block{TensorCoreTile::kThreads, 1, 1};
@@ -354,8 +354,7 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
   whole(Variant::kTensorCoreScaledAcc,
         {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, false, true});
   whole(Variant::kTensorCoreLdb, {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, true, false});
-  whole(Variant::kPipelined,
-        {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, false, false});
+  whole(Variant::kPipelined, {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, false, false});
   whole(Variant::kPipelinedLdb,
         {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, true, false});
   registry.Register(Spec(Variant::kSplitK).kernel, SplitKPartial);

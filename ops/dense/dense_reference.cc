@@ -13,7 +13,8 @@ void ReferenceStrict(absl::Span<const uint16_t> a, absl::Span<const uint16_t> b,
   // independent sums the compiler can vectorize.
   std::vector<float> bt(static_cast<size_t>(k) * n);
   for (uint32_t j = 0; j < n; ++j) {
-    for (uint32_t i = 0; i < k; ++i) bt[static_cast<size_t>(i) * n + j] = Bf16ToFloat(b[size_t{j} * ldb + i]);
+    for (uint32_t i = 0; i < k; ++i)
+      bt[static_cast<size_t>(i) * n + j] = Bf16ToFloat(b[size_t{j} * ldb + i]);
   }
   std::vector<float> acc(n);
   for (uint32_t r = 0; r < m; ++r) {

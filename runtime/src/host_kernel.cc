@@ -7,12 +7,11 @@ namespace gpuops {
 absl::Status HostLaunch::CheckArg(size_t i, uint32_t size) const {
   if (i >= args_.size()) {
     return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": argument #", i,
-                                                   " requested, launch has ", args_.size()));
+                                             " requested, launch has ", args_.size()));
   }
   if (args_[i].size != size) {
-    return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": argument #", i,
-                                                   " is ", args_[i].size, " bytes, read as ",
-                                                   size));
+    return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": argument #", i, " is ",
+                                             args_[i].size, " bytes, read as ", size));
   }
   return absl::OkStatus();
 }

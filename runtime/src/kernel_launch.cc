@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "gpuops/runtime/str.h"
 #include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops {
 namespace {
@@ -28,10 +28,10 @@ absl::Status CheckAxes(const KernelInfo& info, std::string_view what, const Dim3
       {{'x', {d.x, limit.x}}, {'y', {d.y, limit.y}}, {'z', {d.z, limit.z}}}};
   for (const auto& [axis, value_limit] : axes) {
     if (value_limit.first > value_limit.second) {
-      return DimensionError(info, what,
-                            StrCat(ToString(d), ": ", what, ".", std::string(1, axis), " = ",
-                                         value_limit.first, " exceeds the device limit ",
-                                         value_limit.second));
+      return DimensionError(
+          info, what,
+          StrCat(ToString(d), ": ", what, ".", std::string(1, axis), " = ", value_limit.first,
+                 " exceeds the device limit ", value_limit.second));
     }
   }
   return absl::OkStatus();
@@ -56,19 +56,18 @@ absl::Status KernelLaunch::ValidateArguments(const KernelInfo& info) const {
       which = StrCat("missing ", DescribeParam(info, slots_.size()));
     } else {
       const Slot& extra = slots_[params.size()];
-      which = StrCat("extra #", params.size(), ", ", extra.size, " bytes ",
-                           ToString(extra.kind));
+      which = StrCat("extra #", params.size(), ", ", extra.size, " bytes ", ToString(extra.kind));
     }
     return absl::InvalidArgumentError(StrCat("launch ", info.name(), ": ", slots_.size(),
-                                                   " arguments given, compiled kernel takes ",
-                                                   params.size(), " (", which, ")"));
+                                             " arguments given, compiled kernel takes ",
+                                             params.size(), " (", which, ")"));
   }
   for (size_t i = 0; i < params.size(); ++i) {
     if (slots_[i].size != params[i].size) {
-      return absl::InvalidArgumentError(StrCat(
-          "launch ", info.name(), ": argument #", i, " (", params[i].name, ") is ", slots_[i].size,
-          " bytes (", ToString(slots_[i].kind), "), compiled parameter takes ", params[i].size,
-          " bytes"));
+      return absl::InvalidArgumentError(
+          StrCat("launch ", info.name(), ": argument #", i, " (", params[i].name, ") is ",
+                 slots_[i].size, " bytes (", ToString(slots_[i].kind),
+                 "), compiled parameter takes ", params[i].size, " bytes"));
     }
   }
   return absl::OkStatus();
@@ -81,14 +80,13 @@ absl::Status KernelLaunch::ValidateDimensions(const KernelInfo& info) const {
   if (block_.volume() > device.max_threads_per_block) {
     return DimensionError(info, "block",
                           StrCat(ToString(block_), " has ", block_.volume(),
-                                       " threads, the device allows ",
-                                       device.max_threads_per_block));
+                                 " threads, the device allows ", device.max_threads_per_block));
   }
   if (shared_mem_bytes_ > device.shared_mem_per_block_optin) {
-    return absl::InvalidArgumentError(StrCat(
-        "launch ", info.name(), ": ", shared_mem_bytes_,
-        " bytes of dynamic shared memory requested, the device allows at most ",
-        device.shared_mem_per_block_optin, " per block"));
+    return absl::InvalidArgumentError(
+        StrCat("launch ", info.name(), ": ", shared_mem_bytes_,
+               " bytes of dynamic shared memory requested, the device allows at most ",
+               device.shared_mem_per_block_optin, " per block"));
   }
   return absl::OkStatus();
 }

@@ -21,7 +21,9 @@ bool Fits(uint64_t offset, uint64_t size, uint64_t total) {
   return offset <= total && size <= total - offset;
 }
 
-absl::Status Malformed(std::string_view what) { return absl::InvalidArgumentError(std::string(what)); }
+absl::Status Malformed(std::string_view what) {
+  return absl::InvalidArgumentError(std::string(what));
+}
 
 // --- ELF
 
@@ -40,8 +42,8 @@ struct RawSection {
 
 bool ReadSectionHeader(Bytes b, uint64_t at, RawSection* s) {
   return Read(b, at + 0, &s->name) && Read(b, at + 4, &s->type) && Read(b, at + 8, &s->flags) &&
-         Read(b, at + 24, &s->offset) && Read(b, at + 32, &s->size) &&
-         Read(b, at + 40, &s->link) && Read(b, at + 44, &s->info);
+         Read(b, at + 24, &s->offset) && Read(b, at + 32, &s->size) && Read(b, at + 40, &s->link) &&
+         Read(b, at + 44, &s->info);
 }
 
 // --- nv.info
@@ -72,9 +74,11 @@ absl::StatusOr<ElfFile> ElfFile::Parse(Bytes b) {
   if (!(b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')) {
     return Malformed("ELF: bad magic (expected 7f 45 4c 46 at offset 0)");
   }
-  if (b[4] != 2) return Malformed(StrCat("ELF: class ", int{b[4]}, " at offset 4, expected 2 (ELF64)"));
+  if (b[4] != 2)
+    return Malformed(StrCat("ELF: class ", int{b[4]}, " at offset 4, expected 2 (ELF64)"));
   if (b[5] != 1) {
-    return Malformed(StrCat("ELF: data encoding ", int{b[5]}, " at offset 5, expected 1 (little-endian)"));
+    return Malformed(
+        StrCat("ELF: data encoding ", int{b[5]}, " at offset 5, expected 1 (little-endian)"));
   }
   ElfFile elf;
   uint64_t shoff = 0;
@@ -92,8 +96,8 @@ absl::StatusOr<ElfFile> ElfFile::Parse(Bytes b) {
   }
   RawSection first;
   if (!Fits(shoff, shentsize, b.size()) || !ReadSectionHeader(b, shoff, &first)) {
-    return Malformed(StrCat("ELF: section table at ", shoff, " lies outside the ", b.size(),
-                            "-byte file"));
+    return Malformed(
+        StrCat("ELF: section table at ", shoff, " lies outside the ", b.size(), "-byte file"));
   }
   // Extended numbering: counts that do not fit in 16 bits live in section 0.
   const uint64_t shnum = shnum16 != 0 ? shnum16 : first.size;
@@ -107,13 +111,12 @@ absl::StatusOr<ElfFile> ElfFile::Parse(Bytes b) {
     ReadSectionHeader(b, shoff + i * shentsize, &raw[i]);
     if (raw[i].type != kShtNobits && !Fits(raw[i].offset, raw[i].size, b.size())) {
       return Malformed(StrCat("ELF: section ", i, " (offset ", raw[i].offset, ", size ",
-                              raw[i].size, ") runs past the end of the ", b.size(),
-                              "-byte file"));
+                              raw[i].size, ") runs past the end of the ", b.size(), "-byte file"));
     }
   }
   if (shnum > 0 && shstrndx >= shnum) {
-    return Malformed(StrCat("ELF: section-name table index ", shstrndx, " is not below the ",
-                            shnum, " sections"));
+    return Malformed(StrCat("ELF: section-name table index ", shstrndx, " is not below the ", shnum,
+                            " sections"));
   }
   const RawSection* strtab = shnum > 0 ? &raw[shstrndx] : nullptr;
   if (strtab != nullptr && strtab->type == kShtNobits) {
@@ -125,8 +128,8 @@ absl::StatusOr<ElfFile> ElfFile::Parse(Bytes b) {
     const RawSection& r = raw[i];
     if (strtab != nullptr && (r.name != 0 || i != 0)) {
       if (r.name >= strtab->size) {
-        return Malformed(StrCat("ELF: section ", i, " name offset ", r.name,
-                                " is outside the ", strtab->size, "-byte name table"));
+        return Malformed(StrCat("ELF: section ", i, " name offset ", r.name, " is outside the ",
+                                strtab->size, "-byte name table"));
       }
       const char* start = reinterpret_cast<const char*>(b.data() + strtab->offset + r.name);
       const size_t max_len = strtab->size - r.name;
@@ -164,7 +167,9 @@ absl::StatusOr<std::vector<KernelParam>> ParseNvInfo(Bytes section, std::string_
   int64_t cbank_param_size = -1;
   int kparam_version = 0;
   uint64_t at = 0;
-  auto where = [&](uint64_t record) { return StrCat(".nv.info.", kernel, " record at offset ", record); };
+  auto where = [&](uint64_t record) {
+    return StrCat(".nv.info.", kernel, " record at offset ", record);
+  };
   while (at < section.size()) {
     const uint64_t record = at;
     uint8_t fmt = 0;
@@ -209,8 +214,8 @@ absl::StatusOr<std::vector<KernelParam>> ParseNvInfo(Bytes section, std::string_
           }
           kparam_version = version;
           if (n != kKparamPayload) {
-            return Malformed(StrCat(where(record), ": KPARAM_INFO payload is ", n,
-                                    " bytes, expected 12"));
+            return Malformed(
+                StrCat(where(record), ": KPARAM_INFO payload is ", n, " bytes, expected 12"));
           }
           uint16_t ordinal = 0;
           uint16_t offset = 0;
@@ -225,8 +230,8 @@ absl::StatusOr<std::vector<KernelParam>> ParseNvInfo(Bytes section, std::string_
         break;
       }
       default:
-        return Malformed(StrCat(where(record), ": unknown format byte ", int{fmt},
-                                " (expected 1..4)"));
+        return Malformed(
+            StrCat(where(record), ": unknown format byte ", int{fmt}, " (expected 1..4)"));
     }
   }
   std::sort(params.begin(), params.end(),
@@ -237,8 +242,8 @@ absl::StatusOr<std::vector<KernelParam>> ParseNvInfo(Bytes section, std::string_
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i].ordinal != i) {
       return Malformed(StrCat(".nv.info.", kernel, ": parameter ordinals are not 0..",
-                              params.size() - 1, " (ordinal ", params[i].ordinal,
-                              " where ", i, " was expected)"));
+                              params.size() - 1, " (ordinal ", params[i].ordinal, " where ", i,
+                              " was expected)"));
     }
     if (params[i].size == 0) {
       return Malformed(StrCat(".nv.info.", kernel, ": parameter #", i, " has size 0"));
@@ -313,8 +318,8 @@ absl::StatusOr<std::vector<FatbinEntry>> ParseFatbin(Bytes b) {
                               " (expected 0xba55ed50)"));
     }
     if (version != 1) {
-      return Malformed(StrCat("fatbin: container version ", version, " at offset ", container,
-                              ", expected 1"));
+      return Malformed(
+          StrCat("fatbin: container version ", version, " at offset ", container, ", expected 1"));
     }
     if (header_size < kContainerHeaderSize) {
       return Malformed(StrCat("fatbin: container header size ", header_size, " at offset ",
@@ -337,7 +342,8 @@ absl::StatusOr<std::vector<FatbinEntry>> ParseFatbin(Bytes b) {
       uint64_t flags = 0;
       uint64_t uncompressed = 0;
       const Bytes container_bytes = b.first(end);
-      if (!Read(container_bytes, entry, &kind) || !Read(container_bytes, entry + 4, &entry_header) ||
+      if (!Read(container_bytes, entry, &kind) ||
+          !Read(container_bytes, entry + 4, &entry_header) ||
           !Read(container_bytes, entry + 8, &padded) ||
           !Read(container_bytes, entry + 0x10, &compressed_size) ||
           !Read(container_bytes, entry + 0x1c, &arch) ||
@@ -390,10 +396,9 @@ absl::StatusOr<FatbinEntry> SelectElf(const std::vector<FatbinEntry>& entries,
     StrAppend(&have, have.empty() ? "" : ", ", e.arch_name(), e.compressed ? " (compressed)" : "");
     if (e.kind != FatbinEntryKind::kElf || e.arch_name() != arch) continue;
     if (e.compressed) {
-      return absl::FailedPreconditionError(
-          StrCat("fatbin: the ", arch, " ELF entry at offset ", e.offset,
-                 " is compressed (flags 0x", Hex(e.flags),
-                 "); rebuild with nvcc's default or -compress-mode=none"));
+      return absl::FailedPreconditionError(StrCat(
+          "fatbin: the ", arch, " ELF entry at offset ", e.offset, " is compressed (flags 0x",
+          Hex(e.flags), "); rebuild with nvcc's default or -compress-mode=none"));
     }
     return e;
   }

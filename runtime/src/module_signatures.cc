@@ -62,16 +62,14 @@ absl::StatusOr<std::vector<KernelSignature>> ResolveModuleSignatures(const Modul
       }
     }
   }
-  GPUOPS_RETURN_IF_ERROR(CompareSignatureTables(Layouts(arch, expected), Layouts(arch, compiled),
-                                                StrCat("module ", image.name, " (", arch,
-                                                       " cubin vs signatures.txt)")));
+  GPUOPS_RETURN_IF_ERROR(CompareSignatureTables(
+      Layouts(arch, expected), Layouts(arch, compiled),
+      StrCat("module ", image.name, " (", arch, " cubin vs signatures.txt)")));
   if (arch == table.arch()) return listed;
   // Same parameter sizes; report the offsets this arch's cubin actually uses.
   for (KernelSignature& k : listed) {
     const auto it = std::find_if(compiled_layouts.begin(), compiled_layouts.end(),
-                                 [&](const KernelSignature& c) {
-      return c.kernel == k.kernel;
-    });
+                                 [&](const KernelSignature& c) { return c.kernel == k.kernel; });
     for (size_t i = 0; i < k.params.size(); ++i) k.params[i].offset = it->params[i].offset;
   }
   return listed;

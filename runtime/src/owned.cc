@@ -1,7 +1,7 @@
 #include "gpuops/runtime/owned.h"
 
-#include "gpuops/runtime/str.h"
 #include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops {
 
@@ -41,7 +41,7 @@ absl::Status DeviceBuffer::CopyIn(absl::Span<const std::byte> host) const {
   if (gpu_ == nullptr) return absl::FailedPreconditionError("DeviceBuffer::Upload: empty buffer");
   if (host.size() != bytes_) {
     return absl::InvalidArgumentError(StrCat("DeviceBuffer::Upload: buffer holds ", bytes_,
-                                                   " bytes, host data has ", host.size()));
+                                             " bytes, host data has ", host.size()));
   }
   return gpu_->CopyToDevice(ptr_, host);
 }
@@ -52,7 +52,7 @@ absl::Status DeviceBuffer::CopyOut(absl::Span<std::byte> host) const {
   }
   if (host.size() != bytes_) {
     return absl::InvalidArgumentError(StrCat("DeviceBuffer::Download: buffer holds ", bytes_,
-                                                   " bytes, host span has ", host.size()));
+                                             " bytes, host span has ", host.size()));
   }
   return gpu_->CopyToHost(host, ptr_);
 }

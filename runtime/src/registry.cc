@@ -5,14 +5,13 @@
 
 #include "gpuops/runtime/str.h"
 
-
 namespace gpuops {
 
 absl::Status BackendRegistry::Register(BackendFactory factory) {
   if (factory.name.empty() || factory.name == "auto" || !factory.create || !factory.probe) {
     return absl::InvalidArgumentError(
         StrCat("BackendRegistry::Register: backend '", factory.name,
-                     "' needs a name other than 'auto', a probe and a create function"));
+               "' needs a name other than 'auto', a probe and a create function"));
   }
   if (Find(factory.name) != nullptr) {
     return absl::AlreadyExistsError(
@@ -43,8 +42,8 @@ std::vector<std::string> BackendRegistry::names() const {
 absl::Status BackendRegistry::Probe(std::string_view name) const {
   const BackendFactory* f = Find(name);
   if (f == nullptr) {
-    return absl::NotFoundError(StrCat("unknown backend '", name, "' (known: ",
-                                            StrJoin(names(), ", "), ", auto)"));
+    return absl::NotFoundError(
+        StrCat("unknown backend '", name, "' (known: ", StrJoin(names(), ", "), ", auto)"));
   }
   return f->probe();
 }
@@ -54,8 +53,8 @@ absl::StatusOr<std::string> BackendRegistry::ResolveAuto() const {
       env != nullptr && *env != '\0' && std::string_view(env) != "auto") {
     if (Find(env) == nullptr) {
       return absl::InvalidArgumentError(StrCat(kBackendEnvVar, "=", env,
-                                                     " names no backend (known: ",
-                                                     StrJoin(names(), ", "), ", auto)"));
+                                               " names no backend (known: ", StrJoin(names(), ", "),
+                                               ", auto)"));
     }
     return std::string(env);
   }
@@ -78,8 +77,8 @@ absl::StatusOr<std::unique_ptr<GpuBackend>> BackendRegistry::Create(std::string_
   }
   const BackendFactory* f = Find(resolved);
   if (f == nullptr) {
-    return absl::NotFoundError(StrCat("unknown backend '", resolved, "' (known: ",
-                                            StrJoin(names(), ", "), ", auto)"));
+    return absl::NotFoundError(
+        StrCat("unknown backend '", resolved, "' (known: ", StrJoin(names(), ", "), ", auto)"));
   }
   return f->create();
 }

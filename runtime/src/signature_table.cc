@@ -5,7 +5,6 @@
 
 #include "gpuops/runtime/str.h"
 
-
 namespace gpuops {
 namespace {
 
@@ -61,8 +60,8 @@ absl::StatusOr<SignatureTable> SignatureTable::Parse(std::string_view text,
       for (size_t i = 2; i < fields.size(); ++i) {
         std::vector<std::string_view> parts = StrSplit(fields[i], ':');
         KernelParam p;
-        if (parts.size() != 3 || !IsIdentifier(parts[0]) ||
-            !ParseUnsigned(parts[1], &p.offset) || !ParseUnsigned(parts[2], &p.size)) {
+        if (parts.size() != 3 || !IsIdentifier(parts[0]) || !ParseUnsigned(parts[1], &p.offset) ||
+            !ParseUnsigned(parts[2], &p.size)) {
           return error(StrCat("parameter \"", fields[i], "\" is not name:offset:size"));
         }
         p.name = std::string(parts[0]);

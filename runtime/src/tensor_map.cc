@@ -48,8 +48,8 @@ absl::Status ValidateTensorMapDesc(const TensorMapDesc& d) {
   }
   if (ElementBytes(d.data_type) == 0) return error("unknown data type");
   if (d.global_address.is_null() || d.global_address.address() % 16 != 0) {
-    return error(StrCat("global address 0x", Hex(d.global_address.address()),
-                              " is not 16-byte aligned"));
+    return error(
+        StrCat("global address 0x", Hex(d.global_address.address()), " is not 16-byte aligned"));
   }
   for (uint32_t i = 0; i < d.rank; ++i) {
     if (d.global_dims[i] == 0 || d.global_dims[i] > (uint64_t{1} << 32)) {
@@ -61,7 +61,7 @@ absl::Status ValidateTensorMapDesc(const TensorMapDesc& d) {
     if (i > 0 && (d.global_strides[i] % 16 != 0 || d.global_strides[i] == 0 ||
                   d.global_strides[i] >= (uint64_t{1} << 40))) {
       return error(StrCat("global_strides[", i, "] = ", d.global_strides[i],
-                                " is not a non-zero multiple of 16 below 2^40"));
+                          " is not a non-zero multiple of 16 below 2^40"));
     }
   }
   const uint64_t inner_bytes = uint64_t{d.box_dims[0]} * ElementBytes(d.data_type);
@@ -71,7 +71,7 @@ absl::Status ValidateTensorMapDesc(const TensorMapDesc& d) {
   const uint32_t span = SwizzleSpanBytes(d.swizzle);
   if (span != 0 && inner_bytes > span) {
     return error(StrCat("inner box extent is ", inner_bytes, " bytes, over the ", span,
-                              "-byte swizzle span"));
+                        "-byte swizzle span"));
   }
   return absl::OkStatus();
 }

@@ -1,9 +1,8 @@
 #include "gpuops/runtime/types.h"
 
-#include "gpuops/runtime/str.h"
-
 #include "gpuops/runtime/backend.h"
 #include "gpuops/runtime/kernel_signature.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops {
 
@@ -39,11 +38,11 @@ uint32_t KernelSignature::param_bytes() const {
 
 std::string KernelSignature::ToString() const {
   return StrCat(kernel, "(",
-                      StrJoin(params, ", ",
-                                    [](std::string* out, const KernelParam& p) {
-                                      StrAppend(out, p.name, ":", p.offset, ":", p.size);
-                                    }),
-                      ")");
+                StrJoin(params, ", ",
+                        [](std::string* out, const KernelParam& p) {
+                          StrAppend(out, p.name, ":", p.offset, ":", p.size);
+                        }),
+                ")");
 }
 
 const std::string& KernelHandle::name() const {

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "ops/common/common_ops.h"
 #include "tests/support/backends.h"
+#include "tests/support/device_data.h"
 
 namespace gpuops {
 namespace {
@@ -46,16 +47,11 @@ class BackendConformance : public ::testing::TestWithParam<std::string> {
 
   template <typename T>
   DeviceBuffer Upload(const std::vector<T>& host) {
-    auto b = DeviceBuffer::Allocate(*gpu_, host.size() * sizeof(T));
-    EXPECT_TRUE(b.ok()) << b.status();
-    EXPECT_TRUE(b->template Upload<T>(host).ok());
-    return *std::move(b);
+    return testing::UploadVector(*gpu_, host);
   }
   template <typename T>
   std::vector<T> Download(const DeviceBuffer& b) {
-    std::vector<T> host(b.bytes() / sizeof(T));
-    EXPECT_TRUE(b.template Download<T>(absl::MakeSpan(host)).ok());
-    return host;
+    return testing::DownloadVector<T>(b);
   }
 
   std::unique_ptr<GpuBackend> gpu_;
@@ -148,7 +144,8 @@ TEST_P(BackendConformance, LargeSharedMemoryRequestsAreAcceptedUpToTheOptInLimit
   auto noop = gpu_->GetKernel(*module, "common_noop");
   ASSERT_TRUE(noop.ok());
   const uint32_t limit = gpu_->device_info().shared_mem_per_block_optin;
-  EXPECT_TRUE(KernelLaunch(*gpu_, *noop).grid({1, 1, 1}).block({32, 1, 1}).shared_mem(limit).launch().ok());
+  EXPECT_TRUE(
+      KernelLaunch(*gpu_, *noop).grid({1, 1, 1}).block({32, 1, 1}).shared_mem(limit).launch().ok());
   EXPECT_TRUE(gpu_->Synchronize().ok());
 }
 

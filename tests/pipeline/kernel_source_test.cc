@@ -37,7 +37,8 @@ __global__ void declared_only(int q);
 TEST(KernelSourceTest, UnnamedParameterIsAnErrorWithItsLine) {
   auto kernels = ParseKernelParamNames("\n\n__global__ void k(int a, float) {}\n", "y.cu");
   EXPECT_EQ(kernels.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(kernels.status().message(), HasSubstr("y.cu:3: __global__ function: k: parameter #1 has no name"));
+  EXPECT_THAT(kernels.status().message(),
+              HasSubstr("y.cu:3: __global__ function: k: parameter #1 has no name"));
 }
 
 }  // namespace

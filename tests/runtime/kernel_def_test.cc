@@ -30,13 +30,14 @@ TEST(KernelDefTest, LaunchBindsArgumentsInOrder) {
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   auto buf = gpu.Alloc(64);
   ASSERT_TRUE(buf.ok());
-  ASSERT_TRUE(kScale.Launch(gpu, *kernel, {.grid = {2, 1, 1}, .block = {64, 1, 1}}, {}, *buf,
-                            *buf, uint32_t{16}, 0.5f)
+  ASSERT_TRUE(kScale
+                  .Launch(gpu, *kernel, {.grid = {2, 1, 1}, .block = {64, 1, 1}}, {}, *buf, *buf,
+                          uint32_t{16}, 0.5f)
                   .ok());
   using namespace mock;  // NOLINT: matchers
-  EXPECT_THAT(gpu.launches(), ::testing::ElementsAre(Launch(
-                                  KernelNamed("scale"), GridIs(2, 1, 1), ArgPtrAt(0, *buf),
-                                  ArgPtrAt(1, *buf), ArgU32At(2, 16), ArgF32At(3, 0.5f))));
+  EXPECT_THAT(gpu.launches(), ::testing::ElementsAre(Launch(KernelNamed("scale"), GridIs(2, 1, 1),
+                                                            ArgPtrAt(0, *buf), ArgPtrAt(1, *buf),
+                                                            ArgU32At(2, 16), ArgF32At(3, 0.5f))));
 }
 
 TEST(KernelDefTest, RuntimeCheckStillAppliesWhenTheDefinitionDisagreesWithTheBinary) {

@@ -53,11 +53,10 @@ TEST_F(KernelLaunchTest, ValidLaunchIsRecordedExactlyAsBuilt) {
   ASSERT_TRUE(ValidGemm().shared_mem(512).launch().ok());
   using namespace mock;  // NOLINT: matchers
   EXPECT_THAT(gpu_.launches(),
-              ::testing::ElementsAre(Launch(KernelNamed("gemm"), InModule("test"),
-                                            GridIs(4, 2, 1), BlockIs(128, 1, 1),
-                                            SharedMemIs(512), ArgCountIs(6),
-                                            ArgPtrAt(0, buffer_), ArgU32At(3, 16),
-                                            ArgU32At(4, 256), ArgU32At(5, 64))));
+              ::testing::ElementsAre(Launch(KernelNamed("gemm"), InModule("test"), GridIs(4, 2, 1),
+                                            BlockIs(128, 1, 1), SharedMemIs(512), ArgCountIs(6),
+                                            ArgPtrAt(0, buffer_), ArgU32At(3, 16), ArgU32At(4, 256),
+                                            ArgU32At(5, 64))));
 }
 
 TEST_F(KernelLaunchTest, LaunchRejectsNullHandle) {
@@ -138,8 +137,7 @@ TEST_F(KernelLaunchTest, LaunchRejects1025Threads) {
 TEST_F(KernelLaunchTest, LaunchRejectsTooManyThreadsAcrossAxes) {
   absl::Status s = ValidGemm().block({32, 33, 1}).launch();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(),
-            "launch gemm: block (32, 33, 1) has 1056 threads, the device allows 1024");
+  EXPECT_EQ(s.message(), "launch gemm: block (32, 33, 1) has 1056 threads, the device allows 1024");
   EXPECT_THAT(gpu_.launches(), IsEmpty());
 }
 
@@ -155,9 +153,9 @@ TEST_F(KernelLaunchTest, LaunchRejectsSharedMemoryOverLimit) {
   absl::Status s = ValidGemm().shared_mem(limit + 1).launch();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), StrCat("launch gemm: ", limit + 1,
-                                      " bytes of dynamic shared memory requested, the device "
-                                      "allows at most ",
-                                      limit, " per block"));
+                                " bytes of dynamic shared memory requested, the device "
+                                "allows at most ",
+                                limit, " per block"));
   EXPECT_THAT(gpu_.launches(), IsEmpty());
 }
 

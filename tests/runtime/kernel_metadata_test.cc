@@ -41,8 +41,7 @@ TEST(NvInfoTest, ReadsV1ParametersSortedByOrdinal) {
 TEST(NvInfoTest, ReadsV2Sizes) {
   auto params = ParseNvInfo(View(NvInfoFor({8, 4096, 4}, /*version=*/2)), "k");
   ASSERT_TRUE(params.ok()) << params.status();
-  EXPECT_EQ(*params,
-            (std::vector<KernelParam>{{"#0", 0, 8}, {"#1", 8, 4096}, {"#2", 4104, 4}}));
+  EXPECT_EQ(*params, (std::vector<KernelParam>{{"#0", 0, 8}, {"#1", 8, 4096}, {"#2", 4104, 4}}));
 }
 
 TEST(NvInfoTest, EmptySectionMeansNoParameters) {
@@ -70,12 +69,11 @@ TEST(CubinTest, RefusesANonCudaElf) {
 }
 
 TEST(FatbinTest, ListsEntriesOfConsecutiveContainers) {
-  const Blob first = BuildFatbin({{.kind = 2, .arch = 90, .flags = 0x100011,
-                                   .payload = BuildCubin({{"k", {8}}})},
-                                  {.kind = 2, .arch = 80, .flags = 0x11,
-                                   .payload = BuildCubin({{"k", {8}}})}});
-  const Blob second = BuildFatbin({{.kind = 1, .arch = 90, .flags = 0x8011,
-                                    .payload = Blob(40, 7), .compressed_size = 33}});
+  const Blob first =
+      BuildFatbin({{.kind = 2, .arch = 90, .flags = 0x100011, .payload = BuildCubin({{"k", {8}}})},
+                   {.kind = 2, .arch = 80, .flags = 0x11, .payload = BuildCubin({{"k", {8}}})}});
+  const Blob second = BuildFatbin(
+      {{.kind = 1, .arch = 90, .flags = 0x8011, .payload = Blob(40, 7), .compressed_size = 33}});
   Blob both = Concat(first, second);
   both.resize(both.size() + 16, 0);  // trailing zero padding is allowed
   auto entries = ParseFatbin(View(both));
@@ -95,8 +93,11 @@ TEST(FatbinTest, ListsEntriesOfConsecutiveContainers) {
 }
 
 TEST(FatbinTest, SelectElfReportsMissingAndCompressedEntries) {
-  auto entries = ParseFatbin(View(BuildFatbin(
-      {{.kind = 2, .arch = 90, .flags = 0x102011, .payload = Blob(64, 1), .compressed_size = 50}})));
+  auto entries = ParseFatbin(View(BuildFatbin({{.kind = 2,
+                                                .arch = 90,
+                                                .flags = 0x102011,
+                                                .payload = Blob(64, 1),
+                                                .compressed_size = 50}})));
   ASSERT_TRUE(entries.ok());
   auto compressed = SelectElf(*entries, "sm_90a");
   EXPECT_EQ(compressed.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -128,10 +129,22 @@ TEST_P(MalformedNvInfo, IsInvalidArgumentNamingTheProblem) {
 INSTANTIATE_TEST_SUITE_P(
     Corpus, MalformedNvInfo,
     ::testing::Values(
-        Malformed{"WrongFormatByte", [] { return Blob{5, 0x17, 0, 0}; }, "unknown format byte 5"},
-        Malformed{"ZeroFormatByte", [] { return Blob{0, 0, 0, 0}; }, "unknown format byte 0"},
+        Malformed{"WrongFormatByte",
+                  [] {
+                    return Blob{5, 0x17, 0, 0};
+                  },
+                  "unknown format byte 5"},
+        Malformed{"ZeroFormatByte",
+                  [] {
+                    return Blob{0, 0, 0, 0};
+                  },
+                  "unknown format byte 0"},
         Malformed{"TruncatedHeader", [] { return Blob{4}; }, "truncated record header"},
-        Malformed{"TruncatedValue", [] { return Blob{3, 0x19, 1}; }, "truncated 2-byte value"},
+        Malformed{"TruncatedValue",
+                  [] {
+                    return Blob{3, 0x19, 1};
+                  },
+                  "truncated 2-byte value"},
         Malformed{"RecordLongerThanSection",
                   [] {
                     Blob r = KparamRecord(0, 0, 8);
@@ -158,8 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"DuplicateOrdinal",
                   [] { return Concat(KparamRecord(0, 0, 8), KparamRecord(0, 8, 8)); },
                   "ordinals are not 0..1"},
-        Malformed{"OrdinalGap",
-                  [] { return Concat(KparamRecord(0, 0, 8), KparamRecord(2, 8, 8)); },
+        Malformed{"OrdinalGap", [] { return Concat(KparamRecord(0, 0, 8), KparamRecord(2, 8, 8)); },
                   "ordinal 2 where 1 was expected"},
         Malformed{"OverlappingParams",
                   [] { return Concat(KparamRecord(0, 0, 8), KparamRecord(1, 4, 8)); },
@@ -173,7 +185,11 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"MixedVersions",
                   [] { return Concat(KparamRecord(0, 0, 8, 1), KparamRecord(1, 8, 8, 2)); },
                   "v1 and v2 records mixed"},
-        Malformed{"CbankAsNval", [] { return Blob{1, 0x19, 8, 0}; }, "CBANK_PARAM_SIZE with format 1"}),
+        Malformed{"CbankAsNval",
+                  [] {
+                    return Blob{1, 0x19, 8, 0};
+                  },
+                  "CBANK_PARAM_SIZE with format 1"}),
     CaseName);
 
 class MalformedElf : public ::testing::TestWithParam<Malformed> {};
@@ -322,86 +338,92 @@ TEST_P(MalformedFatbin, IsInvalidArgumentNamingTheProblem) {
 
 Blob GoodFatbin() { return BuildFatbin({{.payload = GoodCubin()}}); }
 
-INSTANTIATE_TEST_SUITE_P(
-    Corpus, MalformedFatbin,
-    ::testing::Values(
-        Malformed{"TruncatedContainerHeader", [] { return Blob{0x50, 0xed, 0x55, 0xba, 1}; },
-                  "truncated container header at offset 0"},
-        Malformed{"BadMagic",
-                  [] {
-                    Blob b = GoodFatbin();
-                    b[0] = 0;
-                    return b;
-                  },
-                  "bad magic 0xba55ed00"},
-        Malformed{"WrongVersion",
-                  [] {
-                    Blob b = GoodFatbin();
-                    PutAt<uint16_t>(b, 4, 2);
-                    return b;
-                  },
-                  "container version 2"},
-        Malformed{"HeaderSizeTooSmall",
-                  [] {
-                    Blob b = GoodFatbin();
-                    PutAt<uint16_t>(b, 6, 8);
-                    return b;
-                  },
-                  "header size 8"},
-        Malformed{"PayloadSizeOverflows",
-                  [] {
-                    Blob b = GoodFatbin();
-                    PutAt<uint64_t>(b, 8, ~uint64_t{0});
-                    return b;
-                  },
-                  "claims 18446744073709551615 payload bytes"},
-        Malformed{"TruncatedPayload",
-                  [] {
-                    Blob b = GoodFatbin();
-                    b.resize(b.size() - 10);
-                    return b;
-                  },
-                  "payload bytes, the file has"},
-        Malformed{"EntryHeaderTooSmall",
-                  [] {
-                    Blob b = GoodFatbin();
-                    PutAt<uint32_t>(b, 16 + 4, 16);
-                    return b;
-                  },
-                  "header size 16, below 64"},
-        Malformed{"EntryPayloadPastContainer",
-                  [] {
-                    Blob b = GoodFatbin();
-                    PutAt<uint32_t>(b, 16 + 8, 0xfffffff0u);
-                    return b;
-                  },
-                  "runs past its container's end"},
-        Malformed{"EntryHeaderTruncated",
-                  [] {
-                    Blob b;
-                    Put<uint32_t>(b, 0xBA55ED50);
-                    Put<uint16_t>(b, 1);
-                    Put<uint16_t>(b, 16);
-                    Put<uint64_t>(b, 20);
-                    b.resize(b.size() + 20, 0);
-                    return b;
-                  },
-                  "truncated entry header at offset 16"},
-        Malformed{"UnknownEntryKind",
-                  [] {
-                    Blob b = GoodFatbin();
-                    PutAt<uint16_t>(b, 16, 7);
-                    return b;
-                  },
-                  "has kind 7"},
-        Malformed{"CompressedSizeOverPayload",
-                  [] {
-                    return BuildFatbin({{.payload = Blob(16, 1), .compressed_size = 400}});
-                  },
-                  "claims 400 compressed bytes in a 16-byte payload"},
-        Malformed{"GarbageAfterContainer", [] { return Concat(GoodFatbin(), Blob{1, 2, 3}); },
-                  "truncated container header"}),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(Corpus, MalformedFatbin,
+                         ::testing::Values(Malformed{"TruncatedContainerHeader",
+                                                     [] {
+                                                       return Blob{0x50, 0xed, 0x55, 0xba, 1};
+                                                     },
+                                                     "truncated container header at offset 0"},
+                                           Malformed{"BadMagic",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       b[0] = 0;
+                                                       return b;
+                                                     },
+                                                     "bad magic 0xba55ed00"},
+                                           Malformed{"WrongVersion",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       PutAt<uint16_t>(b, 4, 2);
+                                                       return b;
+                                                     },
+                                                     "container version 2"},
+                                           Malformed{"HeaderSizeTooSmall",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       PutAt<uint16_t>(b, 6, 8);
+                                                       return b;
+                                                     },
+                                                     "header size 8"},
+                                           Malformed{"PayloadSizeOverflows",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       PutAt<uint64_t>(b, 8, ~uint64_t{0});
+                                                       return b;
+                                                     },
+                                                     "claims 18446744073709551615 payload bytes"},
+                                           Malformed{"TruncatedPayload",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       b.resize(b.size() - 10);
+                                                       return b;
+                                                     },
+                                                     "payload bytes, the file has"},
+                                           Malformed{"EntryHeaderTooSmall",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       PutAt<uint32_t>(b, 16 + 4, 16);
+                                                       return b;
+                                                     },
+                                                     "header size 16, below 64"},
+                                           Malformed{"EntryPayloadPastContainer",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       PutAt<uint32_t>(b, 16 + 8, 0xfffffff0u);
+                                                       return b;
+                                                     },
+                                                     "runs past its container's end"},
+                                           Malformed{"EntryHeaderTruncated",
+                                                     [] {
+                                                       Blob b;
+                                                       Put<uint32_t>(b, 0xBA55ED50);
+                                                       Put<uint16_t>(b, 1);
+                                                       Put<uint16_t>(b, 16);
+                                                       Put<uint64_t>(b, 20);
+                                                       b.resize(b.size() + 20, 0);
+                                                       return b;
+                                                     },
+                                                     "truncated entry header at offset 16"},
+                                           Malformed{"UnknownEntryKind",
+                                                     [] {
+                                                       Blob b = GoodFatbin();
+                                                       PutAt<uint16_t>(b, 16, 7);
+                                                       return b;
+                                                     },
+                                                     "has kind 7"},
+                                           Malformed{
+                                               "CompressedSizeOverPayload",
+                                               [] {
+                                                 return BuildFatbin({{.payload = Blob(16, 1),
+                                                                      .compressed_size = 400}});
+                                               },
+                                               "claims 400 compressed bytes in a 16-byte payload"},
+                                           Malformed{"GarbageAfterContainer",
+                                                     [] {
+                                                       return Concat(GoodFatbin(), Blob{1, 2, 3});
+                                                     },
+                                                     "truncated container header"}),
+                         CaseName);
 
 TEST(FatbinTest, EveryTruncationIsAnErrorOrAPrefixNeverACrash) {
   const Blob good = BuildFatbin({{.arch = 90, .flags = 0x100011, .payload = GoodCubin()},

@@ -21,8 +21,7 @@ TEST(SignatureTableTest, ParsesKernelsSortedByName) {
   ASSERT_EQ(table->kernels().size(), 2u);
   EXPECT_EQ(table->kernels()[0].kernel, "alpha");
   EXPECT_THAT(table->kernels()[0].archs, ::testing::ElementsAre("sm_80", "sm_90a"));
-  EXPECT_EQ(table->kernels()[0].params,
-            (std::vector<KernelParam>{{"a", 0, 8}, {"n", 8, 4}}));
+  EXPECT_EQ(table->kernels()[0].params, (std::vector<KernelParam>{{"a", 0, 8}, {"n", 8, 4}}));
   EXPECT_TRUE(table->kernels()[1].params.empty());
   ASSERT_NE(table->Find("zeta"), nullptr);
   EXPECT_EQ(table->Find("missing"), nullptr);
@@ -55,14 +54,17 @@ TEST_P(SignatureTableParseErrors, NamesLineAndProblem) {
 
 INSTANTIATE_TEST_SUITE_P(
     Malformed, SignatureTableParseErrors,
-    ::testing::Values(BadCase{"NoArchLine", "k sm_90a a:0:8\n", "no 'arch <sm_XX>' line"},
-                      BadCase{"ParamMissingSize", "arch sm_90a\nk sm_90a a:0\n", "bad.txt:2: parameter \"a:0\""},
-                      BadCase{"ParamOffsetNotANumber", "arch sm_90a\nk sm_90a a:x:8\n", "is not name:offset:size"},
-                      BadCase{"ParamSizeOverflows", "arch sm_90a\nk sm_90a a:0:99999999999\n", "name:offset:size"},
-                      BadCase{"NoParamsField", "arch sm_90a\nk sm_90a\n", "expected 'kernel archs params...'"},
-                      BadCase{"KernelListedTwice", "arch sm_90a\nk - -\nk - -\n", "kernel listed twice"},
-                      BadCase{"TwoArchLines", "arch sm_90a\narch sm_80\n", "one 'arch <sm_XX>' line"},
-                      BadCase{"NameStartsWithDigit", "arch sm_90a\n9k - -\n", "not an identifier"}),
+    ::testing::Values(
+        BadCase{"NoArchLine", "k sm_90a a:0:8\n", "no 'arch <sm_XX>' line"},
+        BadCase{"ParamMissingSize", "arch sm_90a\nk sm_90a a:0\n", "bad.txt:2: parameter \"a:0\""},
+        BadCase{"ParamOffsetNotANumber", "arch sm_90a\nk sm_90a a:x:8\n",
+                "is not name:offset:size"},
+        BadCase{"ParamSizeOverflows", "arch sm_90a\nk sm_90a a:0:99999999999\n",
+                "name:offset:size"},
+        BadCase{"NoParamsField", "arch sm_90a\nk sm_90a\n", "expected 'kernel archs params...'"},
+        BadCase{"KernelListedTwice", "arch sm_90a\nk - -\nk - -\n", "kernel listed twice"},
+        BadCase{"TwoArchLines", "arch sm_90a\narch sm_80\n", "one 'arch <sm_XX>' line"},
+        BadCase{"NameStartsWithDigit", "arch sm_90a\n9k - -\n", "not an identifier"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 TEST(SignatureTableTest, CompareReportsALineDiff) {

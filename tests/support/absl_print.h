@@ -8,8 +8,6 @@
 
 namespace absl {
 ABSL_NAMESPACE_BEGIN
-inline void PrintTo(absl::string_view s, std::ostream* os) {
-  *os << '"' << std::string(s) << '"';
-}
+inline void PrintTo(absl::string_view s, std::ostream* os) { *os << '"' << std::string(s) << '"'; }
 ABSL_NAMESPACE_END
 }  // namespace absl

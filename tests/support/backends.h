@@ -21,14 +21,14 @@ inline absl::StatusOr<std::unique_ptr<GpuBackend>> MakeBackend(const std::string
 }
 
 // In a fixture's SetUp: `GPUOPS_CREATE_OR_SKIP(gpu_, GetParam());`
-#define GPUOPS_CREATE_OR_SKIP(target, name)                                                   \
-  do {                                                                                        \
-    auto gpuops_made_ = ::gpuops::testing::MakeBackend(name);                                 \
-    if (!gpuops_made_.ok() && gpuops_made_.status().code() == absl::StatusCode::kUnavailable) { \
+#define GPUOPS_CREATE_OR_SKIP(target, name)                                                        \
+  do {                                                                                             \
+    auto gpuops_made_ = ::gpuops::testing::MakeBackend(name);                                      \
+    if (!gpuops_made_.ok() && gpuops_made_.status().code() == absl::StatusCode::kUnavailable) {    \
       GTEST_SKIP() << "backend " << (name) << " unavailable: " << gpuops_made_.status().message(); \
-    }                                                                                         \
-    ASSERT_TRUE(gpuops_made_.ok()) << gpuops_made_.status();                                  \
-    target = *std::move(gpuops_made_);                                                        \
+    }                                                                                              \
+    ASSERT_TRUE(gpuops_made_.ok()) << gpuops_made_.status();                                       \
+    target = *std::move(gpuops_made_);                                                             \
   } while (false)
 
 inline std::string BackendParamName(const ::testing::TestParamInfo<std::string>& info) {

@@ -52,7 +52,9 @@ class JsonParser {
 
  private:
   void SkipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t'))
+      ++pos_;
   }
   bool Fail(std::string why) {
     error_ = std::move(why);
@@ -72,17 +74,29 @@ class JsonParser {
         if (pos_ >= s_.size()) return Fail("unterminated escape");
         const char e = s_[pos_++];
         switch (e) {
-          case 'n': out->push_back('\n'); break;
-          case 't': out->push_back('\t'); break;
-          case 'r': out->push_back('\r'); break;
-          case 'b': out->push_back('\b'); break;
-          case 'f': out->push_back('\f'); break;
+          case 'n':
+            out->push_back('\n');
+            break;
+          case 't':
+            out->push_back('\t');
+            break;
+          case 'r':
+            out->push_back('\r');
+            break;
+          case 'b':
+            out->push_back('\b');
+            break;
+          case 'f':
+            out->push_back('\f');
+            break;
           case 'u':
             if (pos_ + 4 > s_.size()) return Fail("short \\u escape");
-            out->push_back(static_cast<char>(std::strtol(std::string(s_.substr(pos_, 4)).c_str(), nullptr, 16)));
+            out->push_back(static_cast<char>(
+                std::strtol(std::string(s_.substr(pos_, 4)).c_str(), nullptr, 16)));
             pos_ += 4;
             break;
-          default: out->push_back(e);
+          default:
+            out->push_back(e);
         }
       } else {
         out->push_back(c);
@@ -161,7 +175,9 @@ class JsonParser {
       return Literal("null");
     }
     const size_t start = pos_;
-    while (pos_ < s_.size() && std::string_view("+-0123456789.eE").find(s_[pos_]) != std::string_view::npos) ++pos_;
+    while (pos_ < s_.size() &&
+           std::string_view("+-0123456789.eE").find(s_[pos_]) != std::string_view::npos)
+      ++pos_;
     if (start == pos_) return Fail("unexpected character");
     const std::string number(s_.substr(start, pos_ - start));
     char* end = nullptr;
@@ -179,12 +195,18 @@ class JsonParser {
 
 inline std::string_view TypeName(const Json& v) {
   switch (v.type) {
-    case Json::Type::kNull: return "null";
-    case Json::Type::kBool: return "boolean";
-    case Json::Type::kNumber: return v.integral ? "integer" : "number";
-    case Json::Type::kString: return "string";
-    case Json::Type::kArray: return "array";
-    case Json::Type::kObject: return "object";
+    case Json::Type::kNull:
+      return "null";
+    case Json::Type::kBool:
+      return "boolean";
+    case Json::Type::kNumber:
+      return v.integral ? "integer" : "number";
+    case Json::Type::kString:
+      return "string";
+    case Json::Type::kArray:
+      return "array";
+    case Json::Type::kObject:
+      return "object";
   }
   return "?";
 }
@@ -212,12 +234,13 @@ inline void Validate(const Json& schema, const Json& value, const std::string& p
   if (const Json* options = schema.Get("enum")) {
     bool found = false;
     for (const Json& o : options->array) {
-      found = found || (o.type == value.type && o.string == value.string && o.number == value.number);
+      found =
+          found || (o.type == value.type && o.string == value.string && o.number == value.number);
     }
     if (!found) errors->push_back(StrCat(path, ": not one of the enum values"));
   }
-  if (const Json* minimum = schema.Get("minimum"); minimum && value.type == Json::Type::kNumber &&
-                                                   value.number < minimum->number) {
+  if (const Json* minimum = schema.Get("minimum");
+      minimum && value.type == Json::Type::kNumber && value.number < minimum->number) {
     errors->push_back(StrCat(path, ": ", value.number, " is below the minimum ", minimum->number));
   }
   if (value.type == Json::Type::kArray) {

@@ -12,21 +12,28 @@
 
 namespace gpuops::tools {
 
-int RunCheck(const CheckOptions& options) {
-  std::regex op_filter;
+std::optional<std::regex> CompileFilter(std::string_view command, std::string_view flag,
+                                        const std::string& pattern) {
   try {
-    op_filter = std::regex(options.op);
+    return std::regex(pattern);
   } catch (const std::regex_error& e) {
-    std::fprintf(stderr, "gpuops check: --op '%s' is not a valid regular expression: %s\n",
-                 options.op.c_str(), e.what());
-    return kExitUsage;
+    std::fprintf(stderr, "gpuops %s: %s '%s' is not a valid regular expression: %s\n",
+                 std::string(command).c_str(), std::string(flag).c_str(), pattern.c_str(),
+                 e.what());
+    return std::nullopt;
   }
+}
+
+int RunCheck(const CheckOptions& options) {
+  const std::optional<std::regex> op_filter = CompileFilter("check", "--op", options.op);
+  if (!op_filter) return kExitUsage;
   auto shapes = verify::ParseShapeSet(options.shapes);
   if (!shapes.ok()) {
-    std::fprintf(stderr, "gpuops check: --shapes: %s\n", std::string(shapes.status().message()).c_str());
+    std::fprintf(stderr, "gpuops check: --shapes: %s\n",
+                 std::string(shapes.status().message()).c_str());
     return kExitUsage;
   }
-  auto matches = [&](const std::string& op) { return std::regex_search(op, op_filter); };
+  auto matches = [&](const std::string& op) { return std::regex_search(op, *op_filter); };
   std::vector<std::string> ops;
   for (const std::string& c : verify::CommonOps()) {
     if (matches("common." + c)) ops.push_back("common." + c);
@@ -35,8 +42,9 @@ int RunCheck(const CheckOptions& options) {
     if (matches(StrCat("dense.", s.name))) ops.push_back(StrCat("dense.", s.name));
   }
   if (ops.empty()) {
-    std::fprintf(stderr, "gpuops check: no op matches --op '%s' (ops are common.<kernel> and "
-                         "dense.<variant>; see gpuops info)\n",
+    std::fprintf(stderr,
+                 "gpuops check: no op matches --op '%s' (ops are common.<kernel> and "
+                 "dense.<variant>; see gpuops info)\n",
                  options.op.c_str());
     return kExitUsage;
   }
@@ -53,9 +61,10 @@ int RunCheck(const CheckOptions& options) {
               std::string((*gpu)->name()).c_str(), (*gpu)->device_info().name.c_str(),
               (*gpu)->device_info().arch_name().c_str(), options.shapes.c_str(), ops.size(),
               static_cast<unsigned long long>(seed));
-  std::printf("  (each row: op, shape, max error, bound, verdict; rerun a failure with "
-              "GPUOPS_SEED=%llu)\n",
-              static_cast<unsigned long long>(seed));
+  std::printf(
+      "  (each row: op, shape, max error, bound, verdict; rerun a failure with "
+      "GPUOPS_SEED=%llu)\n",
+      static_cast<unsigned long long>(seed));
 
   // Total for progress: dense cases of the shipped variants plus four per common op.
   auto dense = ops::dense::DenseGemm::Load(**gpu);
@@ -83,7 +92,8 @@ int RunCheck(const CheckOptions& options) {
       **gpu, [&](const std::string& op) { return matches("common." + op); }, seed,
       [&](const verify::CommonCaseResult& r) { row("common", r.Describe(), r.pass(), false); });
   if (!common.ok()) {
-    std::fprintf(stderr, "gpuops check: common family: %s\n", std::string(common.status().message()).c_str());
+    std::fprintf(stderr, "gpuops check: common family: %s\n",
+                 std::string(common.status().message()).c_str());
     status = kExitFailed;
   }
   verify::DenseSuiteOptions dense_options;
@@ -99,7 +109,8 @@ int RunCheck(const CheckOptions& options) {
   };
   auto results = verify::RunDenseSuite(**gpu, dense_options);
   if (!results.ok()) {
-    std::fprintf(stderr, "gpuops check: dense family: %s\n", std::string(results.status().message()).c_str());
+    std::fprintf(stderr, "gpuops check: dense family: %s\n",
+                 std::string(results.status().message()).c_str());
     status = kExitFailed;
   }
   std::printf("summary: %zu passed, %zu failed, %zu skipped%s\n", passed, failed, skipped,

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuops::tools {
@@ -11,6 +14,10 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;       // a check failed, or the command hit an error
 inline constexpr int kExitUsage = 2;        // bad flags, unknown op, bad shape, unknown backend
 inline constexpr int kExitUnavailable = 3;  // the backend asked for is not available here
+
+// `pattern` as a regex, or nullopt after telling stderr why (`command` and `flag` name it).
+std::optional<std::regex> CompileFilter(std::string_view command, std::string_view flag,
+                                        const std::string& pattern);
 
 struct InfoOptions {};
 int RunInfo(const InfoOptions& options);
@@ -33,10 +40,10 @@ int RunTrace(const TraceOptions& options);
 
 struct PerfOptions {
   std::string backend = "cuda";
-  std::string op = ".*";          // regex over shape names ("qkv", "lm_head", ...)
-  std::string shapes = "llama";   // llama, decode, prefill, square, variants
-  std::vector<std::string> shape; // extra "M,N,K" shapes
-  std::string variant;            // force one dense variant instead of the dispatcher
+  std::string op = ".*";           // regex over shape names ("qkv", "lm_head", ...)
+  std::string shapes = "llama";    // llama, decode, prefill, square, variants
+  std::vector<std::string> shape;  // extra "M,N,K" shapes
+  std::string variant;             // force one dense variant instead of the dispatcher
   int iterations = 30;
   std::string csv, json, plot;
 };

@@ -27,31 +27,31 @@ struct HeuristicResult {
   float waves_count;
   int reserved[4];
 };
-constexpr int kComputeF32 = 68;      // CUBLAS_COMPUTE_32F
-constexpr int kDataF32 = 0;          // CUDA_R_32F
-constexpr int kDataBF16 = 14;        // CUDA_R_16BF
-constexpr int kDescTransA = 3;       // CUBLASLT_MATMUL_DESC_TRANSA
-constexpr int kDescTransB = 4;       // CUBLASLT_MATMUL_DESC_TRANSB
+constexpr int kComputeF32 = 68;       // CUBLAS_COMPUTE_32F
+constexpr int kDataF32 = 0;           // CUDA_R_32F
+constexpr int kDataBF16 = 14;         // CUDA_R_16BF
+constexpr int kDescTransA = 3;        // CUBLASLT_MATMUL_DESC_TRANSA
+constexpr int kDescTransB = 4;        // CUBLASLT_MATMUL_DESC_TRANSB
 constexpr int kPrefMaxWorkspace = 1;  // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
 constexpr int kOpN = 0;
 constexpr int kOpT = 1;
 
-#define GPUOPS_CUBLASLT_SYMBOLS(X)                                                              \
-  X(cublasLtCreate, Status, (Handle*))                                                          \
-  X(cublasLtDestroy, Status, (Handle))                                                          \
-  X(cublasLtGetStatusString, const char*, (Status))                                             \
-  X(cublasLtMatmulDescCreate, Status, (MatmulDesc*, int, int))                                  \
-  X(cublasLtMatmulDescDestroy, Status, (MatmulDesc))                                            \
-  X(cublasLtMatmulDescSetAttribute, Status, (MatmulDesc, int, const void*, size_t))             \
-  X(cublasLtMatrixLayoutCreate, Status, (Layout*, int, uint64_t, uint64_t, int64_t))           \
-  X(cublasLtMatrixLayoutDestroy, Status, (Layout))                                              \
-  X(cublasLtMatmulPreferenceCreate, Status, (Preference*))                                      \
-  X(cublasLtMatmulPreferenceDestroy, Status, (Preference))                                      \
-  X(cublasLtMatmulPreferenceSetAttribute, Status, (Preference, int, const void*, size_t))       \
-  X(cublasLtMatmulAlgoGetHeuristic, Status,                                                     \
+#define GPUOPS_CUBLASLT_SYMBOLS(X)                                                                 \
+  X(cublasLtCreate, Status, (Handle*))                                                             \
+  X(cublasLtDestroy, Status, (Handle))                                                             \
+  X(cublasLtGetStatusString, const char*, (Status))                                                \
+  X(cublasLtMatmulDescCreate, Status, (MatmulDesc*, int, int))                                     \
+  X(cublasLtMatmulDescDestroy, Status, (MatmulDesc))                                               \
+  X(cublasLtMatmulDescSetAttribute, Status, (MatmulDesc, int, const void*, size_t))                \
+  X(cublasLtMatrixLayoutCreate, Status, (Layout*, int, uint64_t, uint64_t, int64_t))               \
+  X(cublasLtMatrixLayoutDestroy, Status, (Layout))                                                 \
+  X(cublasLtMatmulPreferenceCreate, Status, (Preference*))                                         \
+  X(cublasLtMatmulPreferenceDestroy, Status, (Preference))                                         \
+  X(cublasLtMatmulPreferenceSetAttribute, Status, (Preference, int, const void*, size_t))          \
+  X(cublasLtMatmulAlgoGetHeuristic, Status,                                                        \
     (Handle, MatmulDesc, Layout, Layout, Layout, Layout, Preference, int, HeuristicResult*, int*)) \
-  X(cublasLtMatmul, Status,                                                                     \
-    (Handle, MatmulDesc, const void*, const void*, Layout, const void*, Layout, const void*,    \
+  X(cublasLtMatmul, Status,                                                                        \
+    (Handle, MatmulDesc, const void*, const void*, Layout, const void*, Layout, const void*,       \
      const void*, Layout, void*, Layout, const Algo*, void*, size_t, void*))
 
 struct Api {
@@ -182,7 +182,7 @@ absl::StatusOr<std::unique_ptr<CublasLt>> CublasLt::Load() {
     }
     Api api;
     std::string missing;
-#define GPUOPS_CUBLASLT_RESOLVE(name, ret, params)                      \
+#define GPUOPS_CUBLASLT_RESOLVE(name, ret, params)                    \
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name)); \
   if (api.name == nullptr) missing = #name;
     GPUOPS_CUBLASLT_SYMBOLS(GPUOPS_CUBLASLT_RESOLVE)

@@ -33,7 +33,8 @@ std::string DescribeFatbin(const ModuleImage& image) {
   if (!entries.ok()) return StrCat("fatbin unreadable: ", entries.status().message());
   return StrCat("fatbin ", Bytes(image.fatbin.size()), ": ",
                 StrJoin(*entries, ", ", [](std::string* out, const metadata::FatbinEntry& e) {
-                  StrAppend(out, e.arch_name(), e.kind == metadata::FatbinEntryKind::kPtx ? " PTX" : " SASS",
+                  StrAppend(out, e.arch_name(),
+                            e.kind == metadata::FatbinEntryKind::kPtx ? " PTX" : " SASS",
                             e.compressed ? " (compressed)" : "");
                 }));
 }
@@ -55,13 +56,14 @@ int RunInfo(const InfoOptions&) {
     auto gpu = registry.Create(*chosen);
     if (gpu.ok()) {
       device = (*gpu)->device_info();
-      std::printf("device (%s): %s, %s, %d SMs, %s memory, %s L2, shared memory %s per block "
-                  "(opt-in %s), grid (%u, %u, %u), %u threads per block\n",
-                  chosen->c_str(), device.name.c_str(), device.arch_name().c_str(),
-                  device.sm_count, Bytes(device.total_memory_bytes).c_str(),
-                  Bytes(device.l2_bytes).c_str(), Bytes(device.shared_mem_per_block).c_str(),
-                  Bytes(device.shared_mem_per_block_optin).c_str(), device.max_grid.x,
-                  device.max_grid.y, device.max_grid.z, device.max_threads_per_block);
+      std::printf(
+          "device (%s): %s, %s, %d SMs, %s memory, %s L2, shared memory %s per block "
+          "(opt-in %s), grid (%u, %u, %u), %u threads per block\n",
+          chosen->c_str(), device.name.c_str(), device.arch_name().c_str(), device.sm_count,
+          Bytes(device.total_memory_bytes).c_str(), Bytes(device.l2_bytes).c_str(),
+          Bytes(device.shared_mem_per_block).c_str(),
+          Bytes(device.shared_mem_per_block_optin).c_str(), device.max_grid.x, device.max_grid.y,
+          device.max_grid.z, device.max_threads_per_block);
     } else {
       std::printf("device (%s): cannot open: %s\n", chosen->c_str(),
                   std::string(gpu.status().message()).c_str());
@@ -72,7 +74,8 @@ int RunInfo(const InfoOptions&) {
   int status = kExitOk;
   for (const ops::Family& family : ops::AllFamilies()) {
     const ModuleImage image = family.image();
-    auto table = SignatureTable::Parse(image.signatures_text, StrCat(family.name, "/signatures.txt"));
+    auto table =
+        SignatureTable::Parse(image.signatures_text, StrCat(family.name, "/signatures.txt"));
     if (!table.ok()) {
       std::printf("  %s: %s\n", std::string(family.name).c_str(),
                   std::string(table.status().message()).c_str());

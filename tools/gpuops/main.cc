@@ -15,15 +15,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   InfoOptions info;
-  app.add_subcommand("info", "List backends (available or why not), the device, and the kernels "
-                             "each op family ships with their parameter lists");
+  app.add_subcommand("info",
+                     "List backends (available or why not), the device, and the kernels "
+                     "each op family ships with their parameter lists");
 
   CheckOptions check;
   auto* check_cmd = app.add_subcommand(
-      "check", "Run every op variant on a backend against its CPU reference; one row per case; "
-               "exit 1 on any failure");
-  check_cmd->add_option("--backend", check.backend, "auto (CUDA where a GPU is present, else the "
-                                                    "mock executing on the CPU), mock or cuda")
+      "check",
+      "Run every op variant on a backend against its CPU reference; one row per case; "
+      "exit 1 on any failure");
+  check_cmd
+      ->add_option("--backend", check.backend,
+                   "auto (CUDA where a GPU is present, else the "
+                   "mock executing on the CPU), mock or cuda")
       ->capture_default_str();
   check_cmd->add_option("--op", check.op, "regex over op names: common.<kernel>, dense.<variant>")
       ->capture_default_str();
@@ -32,9 +36,11 @@ int main(int argc, char** argv) {
 
   TraceOptions trace;
   auto* trace_cmd = app.add_subcommand(
-      "trace", "Print the launches an op makes for a shape, recorded by the mock (kernel, grid, "
-               "block, shared memory, each argument by name, kind and value)");
-  trace_cmd->add_option("op", trace.op, "dense (the dispatcher's pick) or dense.<variant>")->required();
+      "trace",
+      "Print the launches an op makes for a shape, recorded by the mock (kernel, grid, "
+      "block, shared memory, each argument by name, kind and value)");
+  trace_cmd->add_option("op", trace.op, "dense (the dispatcher's pick) or dense.<variant>")
+      ->required();
   trace_cmd->add_option("--m", trace.m, "rows of A and C")->required();
   trace_cmd->add_option("--n", trace.n, "rows of B (the weight), columns of C")->required();
   trace_cmd->add_option("--k", trace.k, "the reduction length")->required();
@@ -45,20 +51,25 @@ int main(int argc, char** argv) {
 
   PerfOptions perf;
   auto* perf_cmd = app.add_subcommand(
-      "perf", "Time our dispatcher against cuBLASLt on the same shapes on the GPU (CUDA events "
-              "around 10 back-to-back launches, weights rotated beyond L2, medians of >= 20), with "
-              "the read roof measured in the same run");
+      "perf",
+      "Time our dispatcher against cuBLASLt on the same shapes on the GPU (CUDA events "
+      "around 10 back-to-back launches, weights rotated beyond L2, medians of >= 20), with "
+      "the read roof measured in the same run");
   perf_cmd->add_option("--backend", perf.backend, "cuda")->capture_default_str();
-  perf_cmd->add_option("--op", perf.op, "regex over shape names: qkv, o, gate_up, down, lm_head, sq...")
+  perf_cmd
+      ->add_option("--op", perf.op, "regex over shape names: qkv, o, gate_up, down, lm_head, sq...")
       ->capture_default_str();
-  perf_cmd->add_option("--shapes", perf.shapes,
-                       "llama (the Llama-3-8B projections and lm_head at M=1..4096), decode, "
-                       "prefill, square, variants (every variant at M=1,16,4096 on N=K=4096), none")
+  perf_cmd
+      ->add_option("--shapes", perf.shapes,
+                   "llama (the Llama-3-8B projections and lm_head at M=1..4096), decode, "
+                   "prefill, square, variants (every variant at M=1,16,4096 on N=K=4096), none")
       ->capture_default_str();
   perf_cmd->add_option("--shape", perf.shape, "extra M,N,K shapes (repeatable)");
-  perf_cmd->add_option("--variant", perf.variant, "force one dense variant instead of the dispatcher");
-  perf_cmd->add_option("--iterations", perf.iterations,
-                       "timed samples per measurement (>= 20), each of 10 back-to-back launches")
+  perf_cmd->add_option("--variant", perf.variant,
+                       "force one dense variant instead of the dispatcher");
+  perf_cmd
+      ->add_option("--iterations", perf.iterations,
+                   "timed samples per measurement (>= 20), each of 10 back-to-back launches")
       ->capture_default_str();
   perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV");
   perf_cmd->add_option("--json", perf.json, "write the rows as JSON");
@@ -68,8 +79,10 @@ int main(int argc, char** argv) {
   const std::string_view first = argc > 1 ? argv[1] : "";
   if (!first.empty() && first[0] != '-' && first != "info" && first != "check" &&
       first != "trace" && first != "perf") {
-    std::fprintf(stderr, "gpuops: unknown command '%s' (commands: info, check, trace, perf; see "
-                         "gpuops --help)\n", argv[1]);
+    std::fprintf(stderr,
+                 "gpuops: unknown command '%s' (commands: info, check, trace, perf; see "
+                 "gpuops --help)\n",
+                 argv[1]);
     return kExitUsage;
   }
   try {

@@ -39,8 +39,11 @@ absl::StatusOr<std::vector<Shape>> ShapesFor(const PerfOptions& o) {
   std::vector<uint32_t> ms;
   std::vector<Shape> out;
   const std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> llama = {
-      {"qkv", {6144, 4096}},     {"o", {4096, 4096}},          {"gate_up", {28672, 4096}},
-      {"down", {4096, 14336}},   {"lm_head", {151937, 4096}}};
+      {"qkv", {6144, 4096}},
+      {"o", {4096, 4096}},
+      {"gate_up", {28672, 4096}},
+      {"down", {4096, 14336}},
+      {"lm_head", {151937, 4096}}};
   if (o.shapes == "llama") {
     ms = {1, 16, 128, 1024, 4096};
   } else if (o.shapes == "decode") {
@@ -63,7 +66,8 @@ absl::StatusOr<std::vector<Shape>> ShapesFor(const PerfOptions& o) {
   for (const std::string& s : o.shape) {
     uint32_t m = 0, n = 0, k = 0;
     char extra = 0;
-    if (std::sscanf(s.c_str(), "%u,%u,%u%c", &m, &n, &k, &extra) != 3 || m == 0 || n == 0 || k == 0) {
+    if (std::sscanf(s.c_str(), "%u,%u,%u%c", &m, &n, &k, &extra) != 3 || m == 0 || n == 0 ||
+        k == 0) {
       return absl::InvalidArgumentError(StrCat("--shape '", s, "' is not M,N,K with each >= 1"));
     }
     out.push_back({StrCat(m, "x", n, "x", k), m, n, k, o.variant});
@@ -99,7 +103,8 @@ absl::StatusOr<double> TimeMedian(GpuBackend& gpu, int samples,
 
 absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::common::CommonKernels& common,
                                 int iterations) {
-  const uint64_t bytes = std::min<uint64_t>(uint64_t{4} << 30, gpu.device_info().total_memory_bytes / 4);
+  const uint64_t bytes =
+      std::min<uint64_t>(uint64_t{4} << 30, gpu.device_info().total_memory_bytes / 4);
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer src, DeviceBuffer::Allocate(gpu, bytes));
   GPUOPS_RETURN_IF_ERROR(gpu.Memset(src.ptr(), 0x5a, bytes));
   const uint32_t blocks = static_cast<uint32_t>(gpu.device_info().sm_count) * 8;
@@ -146,7 +151,8 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c_ours, DeviceBuffer::Allocate(gpu, c_elems * 2));
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c_cublas, DeviceBuffer::Allocate(gpu, c_elems * 2));
 
-  ops::dense::GemmArgs args{.a = a.ptr(), .b = b[0].ptr(), .c = c_ours.ptr(), .m = s.m, .n = s.n, .k = s.k};
+  ops::dense::GemmArgs args{
+      .a = a.ptr(), .b = b[0].ptr(), .c = c_ours.ptr(), .m = s.m, .n = s.n, .k = s.k};
   ops::dense::Variant variant;
   if (s.variant.empty()) {
     GPUOPS_ASSIGN_OR_RETURN(variant, dense.Pick(args));
@@ -174,7 +180,8 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
     auto plan = cublas->Plan(s.m, s.n, s.k, s.k, cublas_workspace, cublas_workspace_bytes);
     if (plan.ok()) {
       GPUOPS_ASSIGN_OR_RETURN(double cublas_ms, TimeMedian(gpu, iterations, [&](int i) {
-                                return (*plan)->Run(a.ptr(), b[i % copies].ptr(), c_cublas.ptr(), {});
+                                return (*plan)->Run(a.ptr(), b[i % copies].ptr(), c_cublas.ptr(),
+                                                    {});
                               }));
       row.cublas_us = cublas_ms * 1e3;
       // Both results from the same inputs must agree to BF16 accuracy.
@@ -214,14 +221,8 @@ int RunPerf(const PerfOptions& o) {
                  o.iterations);
     return kExitUsage;
   }
-  std::regex filter;
-  try {
-    filter = std::regex(o.op);
-  } catch (const std::regex_error& e) {
-    std::fprintf(stderr, "gpuops perf: --op '%s' is not a valid regular expression: %s\n",
-                 o.op.c_str(), e.what());
-    return kExitUsage;
-  }
+  const std::optional<std::regex> filter = CompileFilter("perf", "--op", o.op);
+  if (!filter) return kExitUsage;
   auto all_shapes = ShapesFor(o);
   if (!all_shapes.ok()) {
     std::fprintf(stderr, "gpuops perf: %s\n", std::string(all_shapes.status().message()).c_str());
@@ -229,7 +230,7 @@ int RunPerf(const PerfOptions& o) {
   }
   std::vector<Shape> shapes;
   for (const Shape& s : *all_shapes) {
-    if (std::regex_search(s.name, filter)) shapes.push_back(s);
+    if (std::regex_search(s.name, *filter)) shapes.push_back(s);
   }
   if (shapes.empty()) {
     std::fprintf(stderr, "gpuops perf: no shape matches --op '%s'\n", o.op.c_str());
@@ -241,7 +242,8 @@ int RunPerf(const PerfOptions& o) {
     return kExitUsage;
   }
   if (o.backend == "mock") {
-    std::fprintf(stderr, "gpuops perf: the mock has no device time to measure; use --backend cuda\n");
+    std::fprintf(stderr,
+                 "gpuops perf: the mock has no device time to measure; use --backend cuda\n");
     return kExitUsage;
   }
   auto gpu = DefaultBackendRegistry().Create(o.backend);
@@ -274,10 +276,10 @@ int RunPerf(const PerfOptions& o) {
   report.device = (*gpu)->device_info().name;
   report.read_roof_tbps = *roof;
   report.cublas = cublas.ok() ? (*cublas)->library() : "unavailable";
-  std::printf("gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the "
-              "median of %d samples of %d back-to-back launches; cuBLASLt %s\n",
-              report.device.c_str(), *roof, o.iterations, kLaunchesPerSample,
-              report.cublas.c_str());
+  std::printf(
+      "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the "
+      "median of %d samples of %d back-to-back launches; cuBLASLt %s\n",
+      report.device.c_str(), *roof, o.iterations, kLaunchesPerSample, report.cublas.c_str());
   int status = kExitOk;
   for (size_t i = 0; i < shapes.size(); ++i) {
     auto row = Measure(**gpu, *dense, cublas.ok() ? cublas->get() : nullptr, ws->ptr(),
@@ -294,8 +296,8 @@ int RunPerf(const PerfOptions& o) {
     report.rows.push_back(*std::move(row));
   }
   std::printf("\n%s", FormatTable(report).c_str());
-  for (const auto& [path, text] : {std::pair{o.csv, report.Csv()}, {o.json, report.Json()},
-                                   {o.plot, report.Svg()}}) {
+  for (const auto& [path, text] :
+       {std::pair{o.csv, report.Csv()}, {o.json, report.Json()}, {o.plot, report.Svg()}}) {
     if (path.empty()) continue;
     std::ofstream out(path);
     out << text;

@@ -22,20 +22,22 @@ std::string Label(const PerfRow& r) { return StrCat(r.name, " M=", r.m); }
 
 std::string FormatRow(const PerfRow& r) {
   char buf[320];
-  std::snprintf(buf, sizeof(buf),
-                "%-8s M=%-5u N=%-6u K=%-5u %-13s ours %9s us  cuBLAS %9s us  x%-5s  %7s TFLOP/s  "
-                "%5s TB/s  %5s%% roof  agree %s",
-                r.name.c_str(), r.m, r.n, r.k, r.variant.c_str(), Fixed(r.ours_us, 1).c_str(),
-                Fixed(r.cublas_us, 1).c_str(), Fixed(r.speedup(), 2).c_str(),
-                Fixed(r.tflops, 1).c_str(), Fixed(r.tbps, 2).c_str(),
-                Fixed(100 * r.roof_fraction, 1).c_str(),
-                std::isfinite(r.agreement) ? StrCat(Fixed(r.agreement * 1e3, 2), "e-3").c_str() : "-");
+  std::snprintf(
+      buf, sizeof(buf),
+      "%-8s M=%-5u N=%-6u K=%-5u %-13s ours %9s us  cuBLAS %9s us  x%-5s  %7s TFLOP/s  "
+      "%5s TB/s  %5s%% roof  agree %s",
+      r.name.c_str(), r.m, r.n, r.k, r.variant.c_str(), Fixed(r.ours_us, 1).c_str(),
+      Fixed(r.cublas_us, 1).c_str(), Fixed(r.speedup(), 2).c_str(), Fixed(r.tflops, 1).c_str(),
+      Fixed(r.tbps, 2).c_str(), Fixed(100 * r.roof_fraction, 1).c_str(),
+      std::isfinite(r.agreement) ? StrCat(Fixed(r.agreement * 1e3, 2), "e-3").c_str() : "-");
   return r.note.empty() ? buf : StrCat(buf, "  (", r.note, ")");
 }
 
 std::string FormatTable(const PerfReport& report) {
-  std::string out = StrCat("| shape | M | N | K | variant | ours µs | cuBLAS µs | speedup | TFLOP/s | TB/s | % of read roof (",
-                           Fixed(report.read_roof_tbps, 2), " TB/s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::string out = StrCat(
+      "| shape | M | N | K | variant | ours µs | cuBLAS µs | speedup | TFLOP/s | TB/s | % of read "
+      "roof (",
+      Fixed(report.read_roof_tbps, 2), " TB/s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const PerfRow& r : report.rows) {
     StrAppend(&out, "| ", r.name, " | ", r.m, " | ", r.n, " | ", r.k, " | ", r.variant, " | ",
               Fixed(r.ours_us, 1), " | ", Fixed(r.cublas_us, 1), " | ", Fixed(r.speedup(), 2),
@@ -82,9 +84,10 @@ std::string PerfReport::Svg() const {
   const int width = 980;
   const int panel = n * bar + 60;
   const int height = 2 * panel + 60;
-  std::string s = StrCat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", width,
-                         "\" height=\"", height, "\" font-family=\"sans-serif\" font-size=\"11\">\n",
-                         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+  std::string s =
+      StrCat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", width, "\" height=\"", height,
+             "\" font-family=\"sans-serif\" font-size=\"11\">\n",
+             "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
   StrAppend(&s, "<text x=\"10\" y=\"20\" font-size=\"14\">gpuops vs cuBLASLt on ", device,
             " (read roof ", Fixed(read_roof_tbps, 2), " TB/s)</text>\n");
   // Panel 1: speedup = cuBLAS time / our time, linear 0..max, a line at 1.
@@ -92,7 +95,7 @@ std::string PerfReport::Svg() const {
   for (const PerfRow& r : rows) {
     if (std::isfinite(r.speedup())) max_speedup = std::max(max_speedup, r.speedup());
   }
-  const int plot_w = width - left - 80;
+  const int plot_w = width - left - 190;  // room for the value labels right of the bars
   int y0 = 50;
   StrAppend(&s, "<text x=\"", left, "\" y=\"", y0 - 8,
             "\">speedup over cuBLASLt (cuBLAS µs / ours µs); right of the line = faster</text>\n");
@@ -106,8 +109,8 @@ std::string PerfReport::Svg() const {
     const int w = static_cast<int>(plot_w * r.speedup() / max_speedup);
     StrAppend(&s, "<rect x=\"", left, "\" y=\"", y + 2, "\" width=\"", w, "\" height=\"", bar - 4,
               "\" fill=\"", r.speedup() >= 1.0 ? "#3a9e4f" : "#d0473c", "\"/>\n");
-    StrAppend(&s, "<text x=\"", left + w + 4, "\" y=\"", y + 12, "\">", Fixed(r.speedup(), 2),
-              "x ", r.variant, "</text>\n");
+    StrAppend(&s, "<text x=\"", left + w + 4, "\" y=\"", y + 12, "\">", Fixed(r.speedup(), 2), "x ",
+              r.variant, "</text>\n");
   }
   StrAppend(&s, "<line x1=\"", one_x, "\" y1=\"", y0, "\" x2=\"", one_x, "\" y2=\"", y0 + n * bar,
             "\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n");
@@ -125,8 +128,11 @@ std::string PerfReport::Svg() const {
   }
   if (hi <= 0) return s + "</svg>\n";
   const double llo = std::floor(std::log10(lo));
-  const double lhi = std::ceil(std::log10(hi)) + (std::ceil(std::log10(hi)) == std::floor(std::log10(lo)) ? 1 : 0);
-  auto x_of = [&](double t) { return left + static_cast<int>(plot_w * (std::log10(t) - llo) / (lhi - llo)); };
+  const double lhi =
+      std::ceil(std::log10(hi)) + (std::ceil(std::log10(hi)) == std::floor(std::log10(lo)) ? 1 : 0);
+  auto x_of = [&](double t) {
+    return left + static_cast<int>(plot_w * (std::log10(t) - llo) / (lhi - llo));
+  };
   StrAppend(&s, "<text x=\"", left, "\" y=\"", y0 - 8,
             "\">time per GEMM, µs, log scale: ours (blue) and cuBLASLt (grey)</text>\n");
   for (double d = llo; d <= lhi; d += 1) {

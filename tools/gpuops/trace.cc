@@ -55,7 +55,8 @@ int RunTrace(const TraceOptions& o) {
     return kExitUsage;
   }
   if (o.m == 0 || o.n == 0 || o.k == 0) {
-    std::fprintf(stderr, "gpuops trace: bad shape m=%u n=%u k=%u (each must be >= 1)\n", o.m, o.n, o.k);
+    std::fprintf(stderr, "gpuops trace: bad shape m=%u n=%u k=%u (each must be >= 1)\n", o.m, o.n,
+                 o.k);
     return kExitUsage;
   }
   mock::RecordingBackend::Options mock_options;
@@ -67,11 +68,11 @@ int RunTrace(const TraceOptions& o) {
     return kExitFailed;
   }
   // Stand-in buffers: the mock records launches without executing, so sizes do not matter.
-  ops::dense::GemmArgs args{.m = o.m, .n = o.n, .k = o.k, .ldb = o.ldb, .scale = o.scale,
-                            .splits = o.splits};
+  ops::dense::GemmArgs args{
+      .m = o.m, .n = o.n, .k = o.k, .ldb = o.ldb, .scale = o.scale, .splits = o.splits};
   std::map<uint64_t, std::string> buffers;
-  for (auto [ptr, name] : {std::pair{&args.a, "a"}, {&args.b, "b"}, {&args.c, "c"},
-                           {&args.workspace, "workspace"}}) {
+  for (auto [ptr, name] :
+       {std::pair{&args.a, "a"}, {&args.b, "b"}, {&args.c, "c"}, {&args.workspace, "workspace"}}) {
     auto p = gpu.Alloc(256);
     *ptr = *p;
     buffers[p->address()] = name;
@@ -149,9 +150,10 @@ int RunTrace(const TraceOptions& o) {
                 ToString(r.grid).c_str(), ToString(r.block).c_str(), r.shared_mem_bytes);
     for (size_t i = 0; i < r.args.size(); ++i) {
       const mock::RecordedArg& a = r.args[i];
-      std::printf("    %-10s %-5s %s%s\n", kernel.info()->signature.params[i].name.c_str(),
-                  std::string(ToString(a.kind)).c_str(), ArgValue(a).c_str(),
-                  a.kind == ArgKind::kPtr ? StrCat(" (", buffers[a.u64() - a.offset], ")").c_str() : "");
+      std::printf(
+          "    %-10s %-5s %s%s\n", kernel.info()->signature.params[i].name.c_str(),
+          std::string(ToString(a.kind)).c_str(), ArgValue(a).c_str(),
+          a.kind == ArgKind::kPtr ? StrCat(" (", buffers[a.u64() - a.offset], ")").c_str() : "");
     }
   }
   return kExitOk;

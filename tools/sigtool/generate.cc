@@ -18,8 +18,9 @@ absl::StatusOr<SignatureTable> GenerateSignatures(
   for (const metadata::FatbinEntry& e : entries) {
     if (e.kind != metadata::FatbinEntryKind::kElf) continue;
     if (e.compressed) {
-      return absl::FailedPreconditionError(StrCat(
-          "fatbin: the ", e.arch_name(), " ELF entry is compressed; build with -compress-mode=none"));
+      return absl::FailedPreconditionError(
+          StrCat("fatbin: the ", e.arch_name(),
+                 " ELF entry is compressed; build with -compress-mode=none"));
     }
     GPUOPS_ASSIGN_OR_RETURN(std::vector<metadata::CubinKernel> kernels,
                             metadata::ReadCubinKernels(e.payload));
@@ -40,8 +41,8 @@ absl::StatusOr<SignatureTable> GenerateSignatures(
                            [&](const metadata::CubinKernel& k) { return k.name == kernel; });
     if (it == primary.end()) {
       return absl::FailedPreconditionError(StrCat("kernel ", kernel, " is not in the ", arch,
-                                                  " image (only in ",
-                                                  StrJoin(kernel_archs, ", "), ")"));
+                                                  " image (only in ", StrJoin(kernel_archs, ", "),
+                                                  ")"));
     }
     auto names = param_names.find(kernel);
     if (names == param_names.end()) {
@@ -49,9 +50,9 @@ absl::StatusOr<SignatureTable> GenerateSignatures(
           StrCat("kernel ", kernel, " is in the fatbin but no source defines it"));
     }
     if (names->second.size() != it->params.size()) {
-      return absl::FailedPreconditionError(
-          StrCat("kernel ", kernel, ": the source declares ", names->second.size(),
-                 " parameters, the ", arch, " cubin has ", it->params.size()));
+      return absl::FailedPreconditionError(StrCat("kernel ", kernel, ": the source declares ",
+                                                  names->second.size(), " parameters, the ", arch,
+                                                  " cubin has ", it->params.size()));
     }
     KernelSignature sig{kernel, it->params, kernel_archs};
     std::sort(sig.archs.begin(), sig.archs.end());

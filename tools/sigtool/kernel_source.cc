@@ -121,7 +121,8 @@ absl::StatusOr<std::map<std::string, std::vector<std::string>>> ParseKernelParam
     if (name.empty()) return error("no name followed by a parameter list");
     const size_t open = j + 1;
     const size_t close = SkipBalanced(t, open) - 1;  // index of ')'
-    if (close >= t.size() || t[close].text != ")") return error(StrCat(name, ": unbalanced parentheses"));
+    if (close >= t.size() || t[close].text != ")")
+      return error(StrCat(name, ": unbalanced parentheses"));
     // Only definitions count: the parameter list must be followed by a body.
     if (close + 1 >= t.size() || t[close + 1].text != "{") continue;
     std::vector<std::string> names;

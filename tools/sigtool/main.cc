@@ -45,8 +45,9 @@ absl::Status Run(const std::string& family, const std::string& fatbin_path,
                             SignatureTable::Parse(committed_text, check_path));
     GPUOPS_RETURN_IF_ERROR(CompareSignatureTables(
         committed, table,
-        StrCat(check_path, " is out of date (regenerate: cmake --build --preset cuda --target "
-                           "update_signatures)")));
+        StrCat(check_path,
+               " is out of date (regenerate: cmake --build --preset cuda --target "
+               "update_signatures)")));
     if (committed_text != table.Format(family)) {
       return absl::FailedPreconditionError(StrCat(
           check_path, ": same signatures, different text; regenerate it with update_signatures"));
@@ -73,7 +74,9 @@ int main(int argc, char** argv) {
   std::string out;
   std::string check;
   app.add_option("--family", family, "op family name")->required();
-  app.add_option("--fatbin", fatbin, "the family's built fatbin")->required()->check(CLI::ExistingFile);
+  app.add_option("--fatbin", fatbin, "the family's built fatbin")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--sources", sources, "the family's CUDA sources (parameter names)")
       ->required()
       ->check(CLI::ExistingFile);

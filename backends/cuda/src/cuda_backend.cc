@@ -1,11 +1,11 @@
 #include "gpuops/cuda/cuda_backend.h"
 
 #include <algorithm>
-#include <cstring>
-#include <type_traits>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <type_traits>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -71,9 +71,9 @@ class CudaBackend final : public GpuBackend {
                             StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToDevice", /*capturable=*/false));
     if (src.empty()) return absl::OkStatus();
-    GPUOPS_RETURN_IF_ERROR(Check(
-        api_.cuMemcpyHtoDAsync(dst.address(), src.data(), src.size(), Native(stream)),
-        "cuMemcpyHtoDAsync"));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuMemcpyHtoDAsync(dst.address(), src.data(), src.size(), Native(stream)),
+              "cuMemcpyHtoDAsync"));
     return Check(api_.cuStreamSynchronize(Native(stream)), "cuStreamSynchronize");
   }
 
@@ -81,9 +81,9 @@ class CudaBackend final : public GpuBackend {
                           StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToHost", /*capturable=*/false));
     if (dst.empty()) return absl::OkStatus();
-    GPUOPS_RETURN_IF_ERROR(Check(
-        api_.cuMemcpyDtoHAsync(dst.data(), src.address(), dst.size(), Native(stream)),
-        "cuMemcpyDtoHAsync"));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuMemcpyDtoHAsync(dst.data(), src.address(), dst.size(), Native(stream)),
+              "cuMemcpyDtoHAsync"));
     return Check(api_.cuStreamSynchronize(Native(stream)), "cuStreamSynchronize");
   }
 
@@ -106,9 +106,9 @@ class CudaBackend final : public GpuBackend {
   absl::StatusOr<ModuleHandle> LoadModule(const ModuleImage& image) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
     if (image.fatbin.empty()) {
-      return absl::FailedPreconditionError(StrCat(
-          "cuda LoadModule ", image.name,
-          ": this build embeds no fatbin for the family (configure with the cuda preset)"));
+      return absl::FailedPreconditionError(
+          StrCat("cuda LoadModule ", image.name,
+                 ": this build embeds no fatbin for the family (configure with the cuda preset)"));
     }
     GPUOPS_ASSIGN_OR_RETURN(std::vector<KernelSignature> expected,
                             ResolveModuleSignatures(image, info_));
@@ -149,16 +149,15 @@ class CudaBackend final : public GpuBackend {
     CUfunction fn = nullptr;
     const CUresult r = api_.cuModuleGetFunction(&fn, m.module, std::string(kernel).c_str());
     if (r == CUDA_ERROR_NOT_FOUND) {
-      return absl::NotFoundError(StrCat("cuda GetKernel: module ", m.name,
-                                        " does not ship kernel ", kernel, " for ",
-                                        info_.arch_name()));
+      return absl::NotFoundError(StrCat("cuda GetKernel: module ", m.name, " does not ship kernel ",
+                                        kernel, " for ", info_.arch_name()));
     }
     GPUOPS_RETURN_IF_ERROR(Check(r, "cuModuleGetFunction", kernel));
     auto expected = m.expected.find(kernel);
     if (expected == m.expected.end()) {
-      return absl::FailedPreconditionError(
-          StrCat("cuda GetKernel: kernel ", kernel, " of module ", m.name,
-                 " is not in its signatures.txt for ", info_.arch_name()));
+      return absl::FailedPreconditionError(StrCat("cuda GetKernel: kernel ", kernel, " of module ",
+                                                  m.name, " is not in its signatures.txt for ",
+                                                  info_.arch_name()));
     }
     auto info = std::make_unique<CudaKernel>();
     info->signature = expected->second;
@@ -178,8 +177,8 @@ class CudaBackend final : public GpuBackend {
                                                ": the kernel handle is not from this backend"));
     }
     if (!kernel->live.load(std::memory_order_relaxed)) {
-      return absl::FailedPreconditionError(StrCat("cuda launch ", kernel->name(), ": its module ",
-                                                  kernel->module, " was unloaded"));
+      return absl::FailedPreconditionError(
+          StrCat("cuda launch ", kernel->name(), ": its module ", kernel->module, " was unloaded"));
     }
     GPUOPS_RETURN_IF_ERROR(EnterStream(request.stream, "launch", /*capturable=*/true));
     auto fn = reinterpret_cast<CUfunction>(kernel->native);
@@ -209,14 +208,14 @@ class CudaBackend final : public GpuBackend {
     static constexpr int kDataType[] = {/*kU8=*/0, /*kBF16=*/9, /*kF16=*/6, /*kF32=*/7};
     const uint32_t element_strides[kTensorMapMaxRank] = {1, 1, 1, 1, 1};
     CUtensorMap map{};
-    GPUOPS_RETURN_IF_ERROR(Check(
-        api_.cuTensorMapEncodeTiled(&map, kDataType[static_cast<int>(d.data_type)], d.rank,
-                                    reinterpret_cast<void*>(d.global_address.address()),
-                                    d.global_dims.data(), d.global_strides.data() + 1,
-                                    d.box_dims.data(), element_strides, /*interleave=*/0,
-                                    static_cast<int>(d.swizzle), /*L2 promotion 256B=*/3,
-                                    /*oob fill zeros=*/0),
-        "cuTensorMapEncodeTiled"));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuTensorMapEncodeTiled(&map, kDataType[static_cast<int>(d.data_type)], d.rank,
+                                          reinterpret_cast<void*>(d.global_address.address()),
+                                          d.global_dims.data(), d.global_strides.data() + 1,
+                                          d.box_dims.data(), element_strides, /*interleave=*/0,
+                                          static_cast<int>(d.swizzle), /*L2 promotion 256B=*/3,
+                                          /*oob fill zeros=*/0),
+              "cuTensorMapEncodeTiled"));
     TensorMapBytes out;
     std::memcpy(out.bytes.data(), &map, sizeof(map));
     return out;
@@ -225,7 +224,8 @@ class CudaBackend final : public GpuBackend {
   absl::StatusOr<StreamHandle> CreateStream() override {
     GPUOPS_RETURN_IF_ERROR(Enter());
     CUstream s = nullptr;
-    GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
     absl::MutexLock lock(&mu_);
     streams_.insert(s);
     return StreamHandle{reinterpret_cast<uint64_t>(s)};
@@ -303,17 +303,17 @@ class CudaBackend final : public GpuBackend {
     {
       absl::MutexLock lock(&mu_);
       if (s == nullptr || !streams_.contains(s)) {
-        return absl::InvalidArgumentError(StrCat(
-            "cuda BeginCapture: stream ", stream.id,
-            " is not a created stream (the default stream cannot be captured)"));
+        return absl::InvalidArgumentError(
+            StrCat("cuda BeginCapture: stream ", stream.id,
+                   " is not a created stream (the default stream cannot be captured)"));
       }
       if (capturing_.contains(s)) {
         return absl::FailedPreconditionError(
             StrCat("cuda BeginCapture: stream ", stream.id, " is already capturing"));
       }
     }
-    GPUOPS_RETURN_IF_ERROR(
-        Check(api_.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture"));
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                                 "cuStreamBeginCapture"));
     absl::MutexLock lock(&mu_);
     capturing_.insert(s);
     return absl::OkStatus();
@@ -332,8 +332,8 @@ class CudaBackend final : public GpuBackend {
     CUgraph graph = nullptr;
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamEndCapture(s, &graph), "cuStreamEndCapture"));
     CUgraphExec exec = nullptr;
-    absl::Status s2 = Check(api_.cuGraphInstantiateWithFlags(&exec, graph, 0),
-                            "cuGraphInstantiateWithFlags");
+    absl::Status s2 =
+        Check(api_.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags");
     api_.cuGraphDestroy(graph);
     GPUOPS_RETURN_IF_ERROR(s2);
     absl::MutexLock lock(&mu_);
@@ -397,8 +397,9 @@ class CudaBackend final : public GpuBackend {
           StrCat("cuda ", call, ": stream ", stream.id, " was not created here"));
     }
     if (!capturable && capturing_.contains(s)) {
-      return absl::FailedPreconditionError(StrCat(
-          "cuda ", call, ": stream ", stream.id, " is capturing a graph; this call would break it"));
+      return absl::FailedPreconditionError(
+          StrCat("cuda ", call, ": stream ", stream.id,
+                 " is capturing a graph; this call would break it"));
     }
     return absl::OkStatus();
   }
@@ -419,9 +420,9 @@ class CudaBackend final : public GpuBackend {
     if (IsStickyError(r)) {
       absl::MutexLock lock(&poison_mu_);
       if (!poisoned_flag_.load()) {
-        poisoned_ = absl::InternalError(StrCat(
-            "cuda backend is poisoned by an earlier device fault (every later call fails): ",
-            s.message()));
+        poisoned_ = absl::InternalError(
+            StrCat("cuda backend is poisoned by an earlier device fault (every later call fails): ",
+                   s.message()));
         poisoned_flag_.store(true, std::memory_order_release);
       }
       return absl::InternalError(s.message());
@@ -439,7 +440,8 @@ class CudaBackend final : public GpuBackend {
       const CUresult r = api_.cuFuncGetParamInfo(fn, i, &offset, &size);
       if (r == CUDA_ERROR_INVALID_VALUE) break;
       GPUOPS_RETURN_IF_ERROR(Check(r, "cuFuncGetParamInfo", info.name()));
-      driver.push_back({StrCat("#", i), static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
+      driver.push_back(
+          {StrCat("#", i), static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
     }
     const auto& expected = info.signature.params;
     bool same = driver.size() == expected.size();
@@ -452,10 +454,11 @@ class CudaBackend final : public GpuBackend {
         StrAppend(out, p.offset, ":", p.size);
       });
     };
-    return absl::FailedPreconditionError(
-        StrCat("cuda GetKernel ", info.name(), ": the driver's parameter list differs from "
-                                               "signatures.txt (offset:size)\n- signatures.txt: ",
-               format(expected), "\n+ cuFuncGetParamInfo: ", format(driver)));
+    return absl::FailedPreconditionError(StrCat("cuda GetKernel ", info.name(),
+                                                ": the driver's parameter list differs from "
+                                                "signatures.txt (offset:size)\n- signatures.txt: ",
+                                                format(expected),
+                                                "\n+ cuFuncGetParamInfo: ", format(driver)));
   }
 
   const DriverApi& api_;
@@ -479,13 +482,13 @@ class CudaBackend final : public GpuBackend {
 absl::StatusOr<DeviceInfo> QueryDevice(const DriverApi& api, CUdevice device) {
   DeviceInfo d;
   char name[256] = {};
-  GPUOPS_RETURN_IF_ERROR(CudaError(api, api.cuDeviceGetName(name, sizeof(name) - 1, device),
-                                   "cuDeviceGetName"));
+  GPUOPS_RETURN_IF_ERROR(
+      CudaError(api, api.cuDeviceGetName(name, sizeof(name) - 1, device), "cuDeviceGetName"));
   d.name = name;
   auto attr = [&](int a, auto* out) -> absl::Status {
     int v = 0;
-    GPUOPS_RETURN_IF_ERROR(
-        CudaError(api, api.cuDeviceGetAttribute(&v, a, device), StrCat("cuDeviceGetAttribute(", a, ")")));
+    GPUOPS_RETURN_IF_ERROR(CudaError(api, api.cuDeviceGetAttribute(&v, a, device),
+                                     StrCat("cuDeviceGetAttribute(", a, ")")));
     *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
     return absl::OkStatus();
   };
@@ -499,7 +502,8 @@ absl::StatusOr<DeviceInfo> QueryDevice(const DriverApi& api, CUdevice device) {
   GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &d.max_block.y));
   GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &d.max_block.z));
   GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &d.max_threads_per_block));
-  GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d.shared_mem_per_block));
+  GPUOPS_RETURN_IF_ERROR(
+      attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d.shared_mem_per_block));
   GPUOPS_RETURN_IF_ERROR(
       attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &d.shared_mem_per_block_optin));
   GPUOPS_RETURN_IF_ERROR(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &d.l2_bytes));

@@ -22,18 +22,18 @@ std::vector<std::string> CandidatePaths() {
 
 // Resolves every symbol of the table; a required one missing is a reason to reject the library.
 absl::Status Resolve(GetProcAddress gpa, DriverApi& api) {
-#define GPUOPS_CUDA_RESOLVE(name, version, required, params)                                  \
-  {                                                                                           \
-    void* fn = nullptr;                                                                       \
-    int query = -1;                                                                           \
-    const CUresult r = gpa(#name, &fn, version, /*CU_GET_PROC_ADDRESS_DEFAULT=*/0, &query);   \
-    if (r == CUDA_SUCCESS && query == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {         \
-      api.name = reinterpret_cast<decltype(api.name)>(fn);                                    \
-    } else if (required) {                                                                    \
+#define GPUOPS_CUDA_RESOLVE(name, version, required, params)                                   \
+  {                                                                                            \
+    void* fn = nullptr;                                                                        \
+    int query = -1;                                                                            \
+    const CUresult r = gpa(#name, &fn, version, /*CU_GET_PROC_ADDRESS_DEFAULT=*/0, &query);    \
+    if (r == CUDA_SUCCESS && query == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {          \
+      api.name = reinterpret_cast<decltype(api.name)>(fn);                                     \
+    } else if (required) {                                                                     \
       return absl::UnavailableError(StrCat("required symbol " #name " (API version ", version, \
-                                           ") not found: cuGetProcAddress_v2 returned ", r,   \
-                                           ", query result ", query));                        \
-    }                                                                                         \
+                                           ") not found: cuGetProcAddress_v2 returned ", r,    \
+                                           ", query result ", query));                         \
+    }                                                                                          \
   }
   GPUOPS_CUDA_DRIVER_SYMBOLS(GPUOPS_CUDA_RESOLVE)
 #undef GPUOPS_CUDA_RESOLVE
@@ -106,7 +106,8 @@ absl::Status CudaError(const DriverApi& api, CUresult r, std::string_view call,
   const char* name = nullptr;
   const char* text = nullptr;
   if (api.cuGetErrorName == nullptr || api.cuGetErrorName(r, &name) != CUDA_SUCCESS) name = nullptr;
-  if (api.cuGetErrorString == nullptr || api.cuGetErrorString(r, &text) != CUDA_SUCCESS) text = nullptr;
+  if (api.cuGetErrorString == nullptr || api.cuGetErrorString(r, &text) != CUDA_SUCCESS)
+    text = nullptr;
   std::string message = StrCat(call, kernel.empty() ? "" : "(", kernel, kernel.empty() ? "" : ")",
                                ": ", name != nullptr ? name : "CUDA error", " (", r, ")",
                                text != nullptr ? ": " : "", text != nullptr ? text : "");

@@ -4,10 +4,9 @@
 #include <cstring>
 #include <functional>
 
-#include "gpuops/runtime/str.h"
-
 #include "gpuops/runtime/module_signatures.h"
 #include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops::mock {
 namespace {
@@ -59,10 +58,9 @@ std::string ToString(const LaunchRecord& r) {
     }
   });
   return StrCat("launch #", r.sequence, " ", r.kernel, " (module ", r.module, ") grid ",
-                      gpuops::ToString(r.grid), " block ", gpuops::ToString(r.block), " smem ",
-                      r.shared_mem_bytes, " stream ", r.stream.id,
-                      r.graph.id != 0 ? StrCat(" graph ", r.graph.id) : "", " args [", args,
-                      "]");
+                gpuops::ToString(r.grid), " block ", gpuops::ToString(r.block), " smem ",
+                r.shared_mem_bytes, " stream ", r.stream.id,
+                r.graph.id != 0 ? StrCat(" graph ", r.graph.id) : "", " args [", args, "]");
 }
 
 struct RecordingBackend::Allocation {
@@ -91,7 +89,7 @@ class RecordingBackend::ShadowMemory final : public HostMemory {
       : backend_(backend), kernel_(kernel) {}
 
   absl::StatusOr<absl::Span<std::byte>> Bytes(DevicePtr ptr, uint64_t bytes,
-                                               std::string_view what) override
+                                              std::string_view what) override
       ABSL_NO_THREAD_SAFETY_ANALYSIS {  // called from Execute, which holds mu_
     auto alloc = backend_.Resolve(ptr, bytes, StrCat(kernel_, " ", what));
     if (!alloc.ok()) return alloc.status();
@@ -168,10 +166,9 @@ absl::StatusOr<RecordingBackend::Allocation*> RecordingBackend::Resolve(
                                                 ", which was freed (use after free)"));
   }
   if (bytes > a.size - (addr - a.base)) {
-    return absl::OutOfRangeError(StrCat(what(), ": ", bytes, " bytes at ", HexAddr(addr),
-                                        " run past the end of allocation ", a.id, " (", a.size,
-                                        " bytes at ", HexAddr(a.base), ", offset ",
-                                        addr - a.base, ")"));
+    return absl::OutOfRangeError(
+        StrCat(what(), ": ", bytes, " bytes at ", HexAddr(addr), " run past the end of allocation ",
+               a.id, " (", a.size, " bytes at ", HexAddr(a.base), ", offset ", addr - a.base, ")"));
   }
   return &a;
 }
@@ -189,8 +186,8 @@ absl::StatusOr<DevicePtr> RecordingBackend::Alloc(uint64_t bytes) {
   a->base = next_address_;
   a->size = bytes;
   a->data.resize(bytes);
-  next_address_ = AlignUp(next_address_ + std::max<uint64_t>(bytes, 1) + kGuardGap,
-                          kAllocationAlignment);
+  next_address_ =
+      AlignUp(next_address_ + std::max<uint64_t>(bytes, 1) + kGuardGap, kAllocationAlignment);
   live_bytes_ += bytes;
   const DevicePtr ptr(a->base);
   allocations_.emplace(a->base, std::move(a));
@@ -206,8 +203,9 @@ absl::Status RecordingBackend::Free(DevicePtr ptr) {
   }
   Allocation& a = *it->second;
   if (a.freed) {
-    return absl::FailedPreconditionError(StrCat(
-        "mock Free: allocation ", a.id, " at ", HexAddr(a.base), " was already freed (double free)"));
+    return absl::FailedPreconditionError(StrCat("mock Free: allocation ", a.id, " at ",
+                                                HexAddr(a.base),
+                                                " was already freed (double free)"));
   }
   a.freed = true;
   live_bytes_ -= a.size;
@@ -337,9 +335,8 @@ absl::StatusOr<KernelHandle> RecordingBackend::GetKernel(ModuleHandle handle,
   const Module& m = *it->second;
   auto k = m.kernels.find(kernel);
   if (k == m.kernels.end()) {
-    return absl::NotFoundError(StrCat("mock GetKernel: module ", m.name,
-                                            " does not ship kernel ", kernel, " for ",
-                                            options_.device.arch_name()));
+    return absl::NotFoundError(StrCat("mock GetKernel: module ", m.name, " does not ship kernel ",
+                                      kernel, " for ", options_.device.arch_name()));
   }
   return KernelHandle(k->second.get());
 }
@@ -371,12 +368,12 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
   const KernelInfo* info = request.kernel.info();
   auto known = kernels_.find(info);
   if (info == nullptr || known == kernels_.end()) {
-    return absl::InvalidArgumentError(StrCat(
-        "mock launch ", request.kernel.name(), ": the kernel handle is not from this backend"));
+    return absl::InvalidArgumentError(StrCat("mock launch ", request.kernel.name(),
+                                             ": the kernel handle is not from this backend"));
   }
   if (!known->second) {
-    return absl::FailedPreconditionError(StrCat(
-        "mock launch ", info->name(), ": its module ", info->module, " was unloaded"));
+    return absl::FailedPreconditionError(
+        StrCat("mock launch ", info->name(), ": its module ", info->module, " was unloaded"));
   }
   GPUOPS_RETURN_IF_ERROR(
       CheckStream(request.stream, [info] { return StrCat("launch ", info->name()); }));
@@ -406,12 +403,11 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
   }
   GPUOPS_RETURN_IF_ERROR(ConsumeFault(FaultSite::kLaunch));
   if (Capturing(request.stream)) {
-    capturing_[request.stream.id]->nodes.push_back(
-        [this, record](GraphHandle graph) {
-          LaunchRecord replay = record;
-          replay.graph = graph;
-          return RecordAndExecute(std::move(replay));
-        });
+    capturing_[request.stream.id]->nodes.push_back([this, record](GraphHandle graph) {
+      LaunchRecord replay = record;
+      replay.graph = graph;
+      return RecordAndExecute(std::move(replay));
+    });
     return absl::OkStatus();
   }
   return RecordAndExecute(std::move(record));
@@ -492,9 +488,9 @@ absl::Status RecordingBackend::Synchronize() { return absl::OkStatus(); }
 absl::Status RecordingBackend::BeginCapture(StreamHandle stream) {
   absl::MutexLock lock(&mu_);
   if (stream.id == 0 || !streams_.contains(stream.id)) {
-    return absl::InvalidArgumentError(StrCat(
-        "mock BeginCapture: stream ", stream.id, " is not a created stream (the default stream "
-                                                 "cannot be captured)"));
+    return absl::InvalidArgumentError(StrCat("mock BeginCapture: stream ", stream.id,
+                                             " is not a created stream (the default stream "
+                                             "cannot be captured)"));
   }
   if (Capturing(stream)) {
     return absl::FailedPreconditionError(

@@ -68,8 +68,8 @@ extern "C" __global__ void __launch_bounds__(512)
                        unsigned int* sink) {
   uint32_t acc = 0;
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x * kStreamUnroll;
-  for (uint64_t base = uint64_t{blockIdx.x} * blockDim.x * kStreamUnroll + threadIdx.x;
-       base < n16; base += stride) {
+  for (uint64_t base = uint64_t{blockIdx.x} * blockDim.x * kStreamUnroll + threadIdx.x; base < n16;
+       base += stride) {
     uint4 v[kStreamUnroll];
 #pragma unroll
     for (uint32_t u = 0; u < kStreamUnroll; ++u) {

@@ -50,3 +50,6 @@ __device__ __forceinline__ uint32_t LoadPair(const bf16* p) {
 }
 
 }  // namespace dense_device
+
+// The element type of every dense kernel's signature.
+using dense_device::bf16;

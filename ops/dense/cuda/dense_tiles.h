@@ -134,7 +134,7 @@ struct TileCoord {
   uint32_t n_block;
 };
 GPUOPS_HOST_DEVICE constexpr TileCoord PersistentTileCoords(uint32_t t, uint32_t num_m,
-                                                             uint32_t num_n, uint32_t group_m) {
+                                                            uint32_t num_n, uint32_t group_m) {
   const uint32_t per_group = group_m * num_n;
   const uint32_t group = t / per_group;
   const uint32_t first_m = group * group_m;

@@ -75,7 +75,8 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
       for (uint32_t t = 0; t < kNTiles; ++t) {
         const uint32_t row = 8 * t + g;  // activation row for this thread's B fragment
         uint4 av = make_uint4(0, 0, 0, 0);
-        if (in_k && row < m) av = __ldg(reinterpret_cast<const uint4*>(a + static_cast<size_t>(row) * k + kk));
+        if (in_k && row < m)
+          av = __ldg(reinterpret_cast<const uint4*>(a + static_cast<size_t>(row) * k + kk));
         const uint32_t b_first[2] = {av.x, av.y};
         const uint32_t b_second[2] = {av.z, av.w};
 #pragma unroll
@@ -123,8 +124,8 @@ using gpuops::ops::dense::GemvTile;
 // M <= 8. Grid (ceil(N/16)), block 32 W (8 <= W <= 32), GemvSharedBytes(W, 1) bytes of dynamic
 // shared memory. B rows ldb apart (ldb = K when packed).
 extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
-    dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b,
-                       bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+    dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
+                       uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::Gemv<1, 1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }
 

@@ -65,7 +65,9 @@ __device__ __forceinline__ uint64_t SmemDescriptor(const void* p) {
          (uint64_t{1} << 62);
 }
 
-__device__ __forceinline__ void WgmmaFence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void WgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
 __device__ __forceinline__ void WgmmaCommit() {
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
@@ -75,8 +77,8 @@ __device__ __forceinline__ void WgmmaWait() {
 }
 
 template <uint32_t kTileN>
-__device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc_a,
-                                         uint64_t desc_b, int accumulate) {
+__device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc_a, uint64_t desc_b,
+                                         int accumulate) {
   if constexpr (kTileN == 256) {
     WgmmaM64N256K16(acc, desc_a, desc_b, accumulate);
   } else {
@@ -90,8 +92,8 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
                                            uint32_t k) {
   using T = gpuops::ops::dense::WgmmaTile<kTileN>;
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint8_t* smem =
+      reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint8_t* a_tiles = smem;
   uint8_t* b_tiles = smem + T::kStages * T::kABytes;
   uint8_t* epilogue = smem + T::kStages * T::kStageBytes;
@@ -236,7 +238,8 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
 
 using gpuops::ops::dense::WgmmaTile;
 
-// Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory WgmmaTile<256>::kSharedBytes.
+// Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
+// WgmmaTile<256>::kSharedBytes.
 extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
@@ -244,7 +247,8 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
   dense_device::HopperGemm<256, true>(&a_map, &b_map, c, m, n, k);
 }
 
-// Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory WgmmaTile<128>::kSharedBytes.
+// Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
+// WgmmaTile<128>::kSharedBytes.
 extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,

@@ -24,25 +24,23 @@ __device__ __forceinline__ void PipelinedGemm(const bf16* __restrict__ a,
   const uint32_t col0 = blockIdx.x * T::kN;
   constexpr uint32_t kChunks = T::kK / 8;  // 16-byte chunks per row and K step
 
-  auto load_stage = [&](uint32_t stage, uint32_t k0) {
-    bf16* as = smem[stage];
-    bf16* bs = smem[stage] + T::kM * T::kRowElems;
+  // Copies rows [first, first + kM) of a row-major operand (`limit` rows, `ld` apart) for K step
+  // k0 into `dst`; rows past `limit` and k past K are zero-filled.
+  auto load_tile = [&](bf16* dst, const bf16* src, uint32_t ld, uint32_t first, uint32_t limit,
+                       uint32_t k0) {
 #pragma unroll
     for (uint32_t i = tid; i < T::kM * kChunks; i += T::kThreads) {
       const uint32_t r = i / kChunks;
       const uint32_t kc = (i % kChunks) * 8;
-      const bool valid = row0 + r < m && k0 + kc < k;
-      const bf16* src = valid ? a + static_cast<size_t>(row0 + r) * k + k0 + kc : a;
-      CpAsync16(as + r * T::kRowElems + kc, src, valid);
+      const bool valid = first + r < limit && k0 + kc < k;
+      CpAsync16(dst + r * T::kRowElems + kc,
+                valid ? src + static_cast<size_t>(first + r) * ld + k0 + kc : src, valid);
     }
-#pragma unroll
-    for (uint32_t i = tid; i < T::kN * kChunks; i += T::kThreads) {
-      const uint32_t r = i / kChunks;
-      const uint32_t kc = (i % kChunks) * 8;
-      const bool valid = col0 + r < n && k0 + kc < k;
-      const bf16* src = valid ? b + static_cast<size_t>(col0 + r) * ldb + k0 + kc : b;
-      CpAsync16(bs + r * T::kRowElems + kc, src, valid);
-    }
+  };
+  static_assert(T::kM == T::kN, "A and B tiles share load_tile");
+  auto load_stage = [&](uint32_t stage, uint32_t k0) {
+    load_tile(smem[stage], a, k, row0, m, k0);
+    load_tile(smem[stage] + T::kM * T::kRowElems, b, ldb, col0, n, k0);
   };
 
   float acc[4][4][4] = {};  // [m16 tile][n8 tile][fragment]
@@ -103,7 +101,8 @@ __device__ __forceinline__ void PipelinedGemm(const bf16* __restrict__ a,
         const float v0 = acc[mt][nt][2 * h];
         const float v1 = acc[mt][nt][2 * h + 1];
         if constexpr (kVectorStore) {
-          if (col < n) *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
+          if (col < n)
+            *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
         } else {
           if (col < n) c_row[col] = ToBf16(v0);
           if (col + 1 < n) c_row[col + 1] = ToBf16(v1);

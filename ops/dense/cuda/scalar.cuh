@@ -7,7 +7,6 @@
 #include "dense_device.cuh"
 #include "dense_tiles.h"
 
-using dense_device::bf16;
 using gpuops::ops::dense::RouterTile;
 using gpuops::ops::dense::ScalarTile;
 
@@ -22,7 +21,8 @@ extern "C" __global__ void __launch_bounds__(ScalarTile::kThreadsX* ScalarTile::
   const bf16* b_row = b + static_cast<size_t>(col) * k;
   float acc = 0.0f;
   for (uint32_t i = 0; i < k; ++i) {
-    acc = __fadd_rn(acc, __fmul_rn(dense_device::ToFloat(a_row[i]), dense_device::ToFloat(b_row[i])));
+    acc =
+        __fadd_rn(acc, __fmul_rn(dense_device::ToFloat(a_row[i]), dense_device::ToFloat(b_row[i])));
   }
   c[static_cast<size_t>(row) * n + col] = dense_device::ToBf16(acc);
 }

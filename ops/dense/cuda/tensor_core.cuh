@@ -57,7 +57,8 @@ __device__ __forceinline__ void TensorCoreGemm(const bf16* __restrict__ a,
 #pragma unroll
       for (uint32_t t = 0; t < 2; ++t) {
         const uint32_t nb = warp * 16 + t * 8 + g;
-        const uint32_t bfrag[2] = {LoadPair(&bs[nb][kk + 2 * q]), LoadPair(&bs[nb][kk + 2 * q + 8])};
+        const uint32_t bfrag[2] = {LoadPair(&bs[nb][kk + 2 * q]),
+                                   LoadPair(&bs[nb][kk + 2 * q + 8])};
         MmaBf16(acc[t], af, bfrag);
       }
     }
@@ -91,8 +92,8 @@ using gpuops::ops::dense::TensorCoreTile;
 
 // Grid (ceil(N/64), ceil(M/16)), block 128.
 extern "C" __global__ void __launch_bounds__(TensorCoreTile::kThreads)
-    dense_gemm_bf16_tc(const bf16* __restrict__ a, const bf16* __restrict__ b,
-                       bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k) {
+    dense_gemm_bf16_tc(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
+                       uint32_t m, uint32_t n, uint32_t k) {
   dense_device::TensorCoreGemm<dense_device::TcEpilogue::kStore>(a, b, c, m, n, k, k, 0.0f);
 }
 
@@ -108,7 +109,6 @@ extern "C" __global__ void __launch_bounds__(TensorCoreTile::kThreads)
 // B rows `ldb` elements apart (ldb >= K, ldb % 8 == 0); any N. Grid (ceil(N/64), ceil(M/16)).
 extern "C" __global__ void __launch_bounds__(TensorCoreTile::kThreads)
     dense_gemm_bf16_tc_ldb(const bf16* __restrict__ a, const bf16* __restrict__ b,
-                           bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
-                           uint32_t ldb) {
+                           bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::TensorCoreGemm<dense_device::TcEpilogue::kStore>(a, b, c, m, n, k, ldb, 0.0f);
 }

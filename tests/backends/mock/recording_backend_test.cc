@@ -192,9 +192,8 @@ TEST_F(RecordingBackendTest, HostKernelRunsOverTheRecordedGrid) {
   ASSERT_TRUE(out.ok());
   ASSERT_TRUE(LaunchFill(*out, 100, 3.0f).ok());
   std::vector<float> host(100);
-  ASSERT_TRUE(gpu_.CopyToHost(absl::MakeSpan(reinterpret_cast<std::byte*>(host.data()), 400),
-                              *out)
-                  .ok());
+  ASSERT_TRUE(
+      gpu_.CopyToHost(absl::MakeSpan(reinterpret_cast<std::byte*>(host.data()), 400), *out).ok());
   EXPECT_THAT(host, ::testing::Each(3.0f));
 }
 
@@ -204,8 +203,8 @@ TEST_F(RecordingBackendTest, HostKernelOutOfBoundsViewNamesKernelAndArgument) {
   ASSERT_TRUE(out.ok());
   absl::Status s = LaunchFill(*out, 100, 1.0f);
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
-  EXPECT_THAT(s.message(), AllOf(HasSubstr("fill argument #0 (out)"),
-                                 HasSubstr("400 bytes"), HasSubstr("run past the end")));
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("fill argument #0 (out)"), HasSubstr("400 bytes"),
+                                 HasSubstr("run past the end")));
 }
 
 TEST_F(RecordingBackendTest, KernelMissingForTheDeviceArchIsNotFound) {
@@ -262,11 +261,9 @@ TEST_F(RecordingBackendTest, MatchersAcceptTheRecordAndExplainAMismatch) {
   ASSERT_TRUE(out.ok());
   ASSERT_TRUE(LaunchFill(*out, 128, 0.5f).ok());
   const auto records = gpu_.launches();
-  EXPECT_THAT(records, ElementsAre(Launch(KernelNamed("fill"), GridIs(2, 1, 1),
-                                          BlockIs(64, 1, 1), SharedMemIs(0),
-                                          OnStream(StreamHandle{}), ArgCountIs(3),
-                                          ArgPtrAt(0, *out), ArgU32At(1, 128),
-                                          ArgF32At(2, 0.5f))));
+  EXPECT_THAT(records, ElementsAre(Launch(KernelNamed("fill"), GridIs(2, 1, 1), BlockIs(64, 1, 1),
+                                          SharedMemIs(0), OnStream(StreamHandle{}), ArgCountIs(3),
+                                          ArgPtrAt(0, *out), ArgU32At(1, 128), ArgF32At(2, 0.5f))));
   ::testing::StringMatchResultListener listener;
   EXPECT_FALSE(::testing::ExplainMatchResult(GridIs(1, 2, 1), records[0], &listener));
   EXPECT_EQ(listener.str(), "grid is (2, 1, 1)");

@@ -13,6 +13,7 @@
 #include "gpuops/runtime/owned.h"
 #include "gpuops/runtime/signature_table.h"
 #include "gtest/gtest.h"
+#include "tests/support/device_data.h"
 
 namespace gpuops::ops::common {
 namespace {
@@ -77,16 +78,11 @@ class CommonOpsTest : public ::testing::Test {
 
   template <typename T>
   DeviceBuffer Upload(const std::vector<T>& host) {
-    auto b = DeviceBuffer::Allocate(gpu_, host.size() * sizeof(T));
-    EXPECT_TRUE(b.ok());
-    EXPECT_TRUE(b->template Upload<T>(host).ok());
-    return *std::move(b);
+    return ::gpuops::testing::UploadVector(gpu_, host);
   }
   template <typename T>
   std::vector<T> Download(const DeviceBuffer& b) {
-    std::vector<T> host(b.bytes() / sizeof(T));
-    EXPECT_TRUE(b.template Download<T>(absl::MakeSpan(host)).ok());
-    return host;
+    return ::gpuops::testing::DownloadVector<T>(b);
   }
 
   mock::RecordingBackend gpu_;
@@ -130,8 +126,7 @@ TEST_F(CommonOpsTest, ScaledAddComputesFmaThenRoundsToBf16) {
   ASSERT_TRUE(kernels_->Bf16ScaledAdd(d_out.ptr(), d_delta.ptr(), 0.375f, kN).ok());
   const auto got = Download<uint16_t>(d_out);
   for (uint64_t i = 0; i < kN; ++i) {
-    const uint16_t want =
-        FloatToBf16(std::fma(0.375f, Bf16ToFloat(delta[i]), Bf16ToFloat(out[i])));
+    const uint16_t want = FloatToBf16(std::fma(0.375f, Bf16ToFloat(delta[i]), Bf16ToFloat(out[i])));
     ASSERT_EQ(got[i], want) << "element " << i;
   }
   EXPECT_EQ(gpu_.launches().at(0).grid, (Dim3{3, 1, 1}));

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "ops/common/common_ops.h"
 #include "ops/dense/dense_gemm.h"
+#include "tests/support/device_data.h"
 #include "tests/support/paths.h"
 #include "verify/check.h"
 #include "verify/random.h"
@@ -96,11 +97,11 @@ class DenseContractTest : public ::testing::Test {
 
 TEST_F(DenseContractTest, ScalarLaunchesSixteenBySixteenBlocksNFast) {
   ASSERT_TRUE(dense_->Run(Variant::kScalar, Args(17, 200, 64)).ok());
-  EXPECT_THAT(gpu_.launches(),
-              ElementsAre(Launch(KernelNamed("dense_gemm_bf16"), GridIs(13, 2, 1),
-                                 BlockIs(16, 16, 1), SharedMemIs(0), ArgCountIs(6),
-                                 ArgPtrAt(0, a_), ArgPtrAt(1, b_), ArgPtrAt(2, c_),
-                                 ArgU32At(3, 17), ArgU32At(4, 200), ArgU32At(5, 64))));
+  EXPECT_THAT(
+      gpu_.launches(),
+      ElementsAre(Launch(KernelNamed("dense_gemm_bf16"), GridIs(13, 2, 1), BlockIs(16, 16, 1),
+                         SharedMemIs(0), ArgCountIs(6), ArgPtrAt(0, a_), ArgPtrAt(1, b_),
+                         ArgPtrAt(2, c_), ArgU32At(3, 17), ArgU32At(4, 200), ArgU32At(5, 64))));
 }
 
 TEST_F(DenseContractTest, RouterLaunchesSixtyFourColumnTiles) {
@@ -115,8 +116,8 @@ TEST_F(DenseContractTest, TensorCoreLaunchesSixtyFourBySixteenTiles) {
   ASSERT_TRUE(dense_->Run(Variant::kTensorCore, Args(1, 4096, 4096)).ok());
   EXPECT_THAT(gpu_.launches(),
               ElementsAre(Launch(KernelNamed("dense_gemm_bf16_tc"), GridIs(64, 1, 1),
-                                 BlockIs(128, 1, 1), ArgCountIs(6), ArgPtrAt(2, c_),
-                                 ArgU32At(3, 1), ArgU32At(4, 4096), ArgU32At(5, 4096))));
+                                 BlockIs(128, 1, 1), ArgCountIs(6), ArgPtrAt(2, c_), ArgU32At(3, 1),
+                                 ArgU32At(4, 4096), ArgU32At(5, 4096))));
 }
 
 TEST_F(DenseContractTest, ScaledAccumulatePassesTheScaleLast) {
@@ -232,13 +233,12 @@ TEST_F(DenseContractTest, WgmmaLaunchesAPersistentGridWithTensorMaps) {
   args.m = 17;
   ASSERT_TRUE(dense_->Run(Variant::kWgmma128x128, args).ok());
   const auto records = gpu_.launches();
-  EXPECT_THAT(records, ElementsAre(Launch(KernelNamed("dense_gemm_bf16_wgmma_128x256"),
-                                          GridIs(128, 1, 1), BlockIs(384, 1, 1),
-                                          SharedMemIs(WgmmaTile<256>::kSharedBytes),
-                                          ArgCountIs(6), ArgPtrAt(2, c_), ArgU32At(3, 1024)),
-                                   Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128"),
-                                          GridIs(32, 1, 1), BlockIs(384, 1, 1),
-                                          SharedMemIs(WgmmaTile<128>::kSharedBytes))));
+  EXPECT_THAT(records,
+              ElementsAre(Launch(KernelNamed("dense_gemm_bf16_wgmma_128x256"), GridIs(128, 1, 1),
+                                 BlockIs(384, 1, 1), SharedMemIs(WgmmaTile<256>::kSharedBytes),
+                                 ArgCountIs(6), ArgPtrAt(2, c_), ArgU32At(3, 1024)),
+                          Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128"), GridIs(32, 1, 1),
+                                 BlockIs(384, 1, 1), SharedMemIs(WgmmaTile<128>::kSharedBytes))));
   // The tensor maps describe A [M, K] and B [N, K] with the kernel's boxes and swizzle.
   TensorMapBytes bytes;
   std::memcpy(bytes.bytes.data(), records[0].args[1].bytes.data(), 128);
@@ -256,9 +256,9 @@ TEST_F(DenseContractTest, WgmmaLaunchesAPersistentGridWithTensorMaps) {
 TEST_F(DenseContractTest, GemvLaunchesOneBlockPer16WeightRows) {
   GemmArgs args = Args(16, 151937, 4096);
   ASSERT_TRUE(dense_->Run(Variant::kGemvM16, args).ok());
-  EXPECT_THAT(gpu_.launches(), ElementsAre(Launch(KernelNamed("dense_gemv_bf16_m16"),
-                                                  GridIs(9497, 1, 1), BlockIs(256, 1, 1),
-                                                  ArgU32At(3, 16), ArgU32At(6, 4096))));
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_gemv_bf16_m16"), GridIs(9497, 1, 1),
+                                 BlockIs(256, 1, 1), ArgU32At(3, 16), ArgU32At(6, 4096))));
   EXPECT_EQ(dense_->Run(Variant::kGemvM8, args).code(), absl::StatusCode::kInvalidArgument)
       << "16 rows exceed gemv_m8's 8";
 }
@@ -312,8 +312,8 @@ std::string TraceOf(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb)
   if (!dense.ok()) return StrCat("load failed: ", dense.status().message());
   std::map<uint64_t, std::string> names;
   GemmArgs args{.m = m, .n = n, .k = k, .ldb = ldb, .scale = 0.5f, .splits = 0};
-  for (auto [ptr, name] : {std::pair{&args.a, "A"}, {&args.b, "B"}, {&args.c, "C"},
-                           {&args.workspace, "WS"}}) {
+  for (auto [ptr, name] :
+       {std::pair{&args.a, "A"}, {&args.b, "B"}, {&args.c, "C"}, {&args.workspace, "WS"}}) {
     auto p = gpu.Alloc(256);
     *ptr = *p;
     names[p->address()] = name;
@@ -346,13 +346,16 @@ std::string TraceOf(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb)
 }
 
 TEST(DenseGoldenTest, LaunchTracesMatchTheCommittedFile) {
-  const std::string path = StrCat(::gpuops::testing::SourceDir(), "/tests/ops/dense/golden/dense_launches.txt");
+  const std::string path =
+      StrCat(::gpuops::testing::SourceDir(), "/tests/ops/dense/golden/dense_launches.txt");
   std::string actual =
-      "# Launches each dense variant makes for fixed shapes (tests/ops/dense/dense_contract_test).\n"
+      "# Launches each dense variant makes for fixed shapes "
+      "(tests/ops/dense/dense_contract_test).\n"
       "# Regenerate: GPUOPS_UPDATE_GOLDEN=1 build/mock/tests/ops/dense/dense_contract_test\n";
   for (const VariantSpec& s : kVariants) {
     const bool ldb = s.shape == ArgShape::kGemmLdb;
-    for (auto [m, n, k] : {std::tuple{1u, 4096u, 4096u}, {17u, 200u, 64u}, {300u, 151937u, 4096u}}) {
+    for (auto [m, n, k] :
+         {std::tuple{1u, 4096u, 4096u}, {17u, 200u, 64u}, {300u, 151937u, 4096u}}) {
       actual += TraceOf(s.variant, m, n, k, ldb ? k + 8 : 0);
     }
   }
@@ -368,8 +371,10 @@ TEST(DenseGoldenTest, LaunchTracesMatchTheCommittedFile) {
   // A readable diff: the first differing lines with context.
   std::vector<std::string> want;
   std::vector<std::string> got;
-  for (std::istringstream s(expected.str()); std::getline(s, want.emplace_back());) {}
-  for (std::istringstream s(actual); std::getline(s, got.emplace_back());) {}
+  for (std::istringstream s(expected.str()); std::getline(s, want.emplace_back());) {
+  }
+  for (std::istringstream s(actual); std::getline(s, got.emplace_back());) {
+  }
   std::string diff;
   int shown = 0;
   for (size_t i = 0; i < std::max(want.size(), got.size()) && shown < 12; ++i) {
@@ -395,9 +400,7 @@ class DenseEmulationTest : public ::testing::Test {
     dense_.emplace(*std::move(d));
   }
   DeviceBuffer Upload(const std::vector<uint16_t>& host) {
-    auto b = DeviceBuffer::Allocate(gpu_, host.size() * 2);
-    EXPECT_TRUE(b.ok() && b->Upload<uint16_t>(host).ok());
-    return *std::move(b);
+    return ::gpuops::testing::UploadVector(gpu_, host);
   }
   std::vector<uint16_t> Random(size_t n) {
     std::vector<uint16_t> v(n);
@@ -405,9 +408,7 @@ class DenseEmulationTest : public ::testing::Test {
     return v;
   }
   std::vector<uint16_t> Download(const DeviceBuffer& b) {
-    std::vector<uint16_t> v(b.bytes() / 2);
-    EXPECT_TRUE(b.Download<uint16_t>(absl::MakeSpan(v)).ok());
-    return v;
+    return ::gpuops::testing::DownloadVector<uint16_t>(b);
   }
   mock::RecordingBackend gpu_;
   std::optional<DenseGemm> dense_;

@@ -68,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"CheckUnknownShapes", "check --shapes huge", "unknown shape set 'huge'"},
         UsageError{"CheckUnknownBackend", "check --backend tpu", "unknown backend 'tpu'"},
         UsageError{"TraceUnknownOp", "trace attention --m 1 --n 1 --k 1", "unknown op 'attention'"},
-        UsageError{"TraceUnknownVariant", "trace dense.fast --m 1 --n 8 --k 8", "no variant 'fast'"},
+        UsageError{"TraceUnknownVariant", "trace dense.fast --m 1 --n 8 --k 8",
+                   "no variant 'fast'"},
         UsageError{"TraceZeroShape", "trace dense --m 0 --n 64 --k 64", "bad shape m=0"},
         UsageError{"TraceNonNumericShape", "trace dense --m x --n 64 --k 64", "--m"},
         UsageError{"TraceMissingShape", "trace dense --m 1 --n 64", "--k is required"},
@@ -110,7 +111,8 @@ TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
   ASSERT_TRUE(testing::JsonParser(schema_text.str()).Parse(&schema, &error)) << error;
   for (const std::string args :
        {"dense --m 17 --n 151937 --k 4096", "dense.splitk --m 4 --n 200 --k 4096 --splits 8",
-        "dense.tc_scaled_acc --m 1 --n 64 --k 64 --scale 0.5", "dense --m 4096 --n 4096 --k 4096"}) {
+        "dense.tc_scaled_acc --m 1 --n 64 --k 64 --scale 0.5",
+        "dense --m 4096 --n 4096 --k 4096"}) {
     const Result r = RunTool("trace --json " + args);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     testing::Json doc;
@@ -121,7 +123,8 @@ TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
   }
   // The validator itself rejects a document that breaks the schema.
   testing::Json bad;
-  ASSERT_TRUE(testing::JsonParser(R"({"op": 1, "launches": [], "extra": true})").Parse(&bad, &error));
+  ASSERT_TRUE(
+      testing::JsonParser(R"({"op": 1, "launches": [], "extra": true})").Parse(&bad, &error));
   std::vector<std::string> violations;
   testing::Validate(schema, bad, "$", &violations);
   EXPECT_THAT(violations, ::testing::Contains(HasSubstr("$.op: is integer")));
@@ -133,10 +136,12 @@ TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
 TEST(GpuopsCliTest, TraceNamesEveryArgument) {
   const Result r = RunTool("trace dense.splitk --m 4 --n 200 --k 4096 --splits 8");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("#0 dense_gemm_bf16_splitk_partial grid (13, 1, 8) block (16, 16, 1)"));
+  EXPECT_THAT(r.output,
+              HasSubstr("#0 dense_gemm_bf16_splitk_partial grid (13, 1, 8) block (16, 16, 1)"));
   EXPECT_THAT(r.output, HasSubstr("workspace  ptr"));
   EXPECT_THAT(r.output, HasSubstr("splits     u32   8"));
-  EXPECT_THAT(r.output, HasSubstr("#1 dense_gemm_bf16_splitk_reduce grid (1, 4, 1) block (256, 1, 1)"));
+  EXPECT_THAT(r.output,
+              HasSubstr("#1 dense_gemm_bf16_splitk_reduce grid (1, 4, 1) block (256, 1, 1)"));
 }
 
 TEST(GpuopsCliTest, CheckOnTheMockPassesEveryCase) {

@@ -19,9 +19,9 @@ namespace gpuops {
 
 // The code of one op family as the build embedded it.
 struct ModuleImage {
-  std::string_view name;              // family name: "dense"
-  absl::Span<const uint8_t> fatbin;   // empty when the build had no nvcc
-  std::string_view signatures_text;   // the family's signatures.txt
+  std::string_view name;             // family name: "dense"
+  absl::Span<const uint8_t> fatbin;  // empty when the build had no nvcc
+  std::string_view signatures_text;  // the family's signatures.txt
 };
 
 enum class ArgKind : uint8_t { kPtr, kU32, kI32, kU64, kF32, kBytes };

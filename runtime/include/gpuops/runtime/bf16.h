@@ -1,8 +1,8 @@
 // BF16 on the host: FP32 with the low 16 bits dropped after round-to-nearest-even; NaN stays NaN.
 #pragma once
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace gpuops {

@@ -12,12 +12,12 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/base/thread_annotations.h"
-#include <map>
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -71,12 +71,13 @@ class HostMemory {
   // The `bytes` bytes at `ptr`, which must lie inside one live allocation. `what` names the
   // access in errors ("argument #2 (c)").
   virtual absl::StatusOr<absl::Span<std::byte>> Bytes(DevicePtr ptr, uint64_t bytes,
-                                                       std::string_view what) = 0;
+                                                      std::string_view what) = 0;
 
   template <typename T>
   absl::StatusOr<absl::Span<T>> View(DevicePtr ptr, uint64_t count, std::string_view what) {
     if (ptr.address() % alignof(T) != 0) {
-      return absl::InvalidArgumentError(std::string(what) + ": address is not aligned for its type");
+      return absl::InvalidArgumentError(std::string(what) +
+                                        ": address is not aligned for its type");
     }
     auto bytes = Bytes(ptr, count * sizeof(T), what);
     if (!bytes.ok()) return bytes.status();

@@ -73,7 +73,8 @@ class KernelLaunch {
     static_assert(sizeof(T) <= sizeof(uint64_t));
     uint64_t word = 0;
     std::memcpy(&word, &value, sizeof(T));
-    slots_.push_back({kind, static_cast<uint32_t>(sizeof(T)), static_cast<uint32_t>(words_.size())});
+    slots_.push_back(
+        {kind, static_cast<uint32_t>(sizeof(T)), static_cast<uint32_t>(words_.size())});
     words_.push_back(word);
     return *this;
   }

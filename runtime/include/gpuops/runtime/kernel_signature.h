@@ -30,9 +30,9 @@ struct KernelSignature {
 // What a backend holds for a loaded kernel. Owned by the backend; valid while the backend lives.
 struct KernelInfo {
   KernelSignature signature;
-  std::string module;            // the module (op family) it came from
-  uint64_t native = 0;           // the backend's own function handle (a CUfunction on CUDA)
-  const void* owner = nullptr;   // the backend that loaded it
+  std::string module;           // the module (op family) it came from
+  uint64_t native = 0;          // the backend's own function handle (a CUfunction on CUDA)
+  const void* owner = nullptr;  // the backend that loaded it
 
   const std::string& name() const { return signature.kernel; }
 };

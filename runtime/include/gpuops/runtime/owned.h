@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -61,6 +62,14 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   static absl::StatusOr<DeviceBuffer> Allocate(GpuBackend& gpu, uint64_t bytes);
+  // A new buffer holding a copy of `host`.
+  template <typename T>
+  static absl::StatusOr<DeviceBuffer> FromHost(GpuBackend& gpu, absl::Span<const T> host) {
+    absl::StatusOr<DeviceBuffer> b = Allocate(gpu, host.size() * sizeof(T));
+    if (!b.ok()) return b.status();
+    if (absl::Status s = b->Upload(host); !s.ok()) return s;
+    return b;
+  }
 
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : gpu_(std::exchange(other.gpu_, nullptr)),
@@ -85,6 +94,13 @@ class DeviceBuffer {
   absl::Status Download(absl::Span<T> host) const {
     return CopyOut(
         absl::MakeSpan(reinterpret_cast<std::byte*>(host.data()), host.size() * sizeof(T)));
+  }
+  // The whole buffer as host values (bytes() / sizeof(T) of them).
+  template <typename T>
+  absl::StatusOr<std::vector<T>> ToHost() const {
+    std::vector<T> host(bytes_ / sizeof(T));
+    if (absl::Status s = Download(absl::MakeSpan(host)); !s.ok()) return s;
+    return host;
   }
 
  private:

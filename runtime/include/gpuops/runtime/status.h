@@ -10,11 +10,11 @@
 #define GPUOPS_STATUS_CONCAT(a, b) GPUOPS_STATUS_CONCAT_INNER(a, b)
 
 // Returns the status of `expr` from the enclosing function when it is not OK.
-#define GPUOPS_RETURN_IF_ERROR(expr)                               \
-  do {                                                             \
+#define GPUOPS_RETURN_IF_ERROR(expr)                                    \
+  do {                                                                  \
     if (::absl::Status gpuops_status_ = (expr); !gpuops_status_.ok()) { \
-      return gpuops_status_;                                       \
-    }                                                              \
+      return gpuops_status_;                                            \
+    }                                                                   \
   } while (false)
 
 // `GPUOPS_ASSIGN_OR_RETURN(auto x, MaybeX());` declares or assigns `x` from an OK StatusOr, and

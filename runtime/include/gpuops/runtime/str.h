@@ -34,14 +34,14 @@ inline void Append(std::string& out, Hex h) {
   out.append(buf, r.ptr);
 }
 template <typename T>
-  requires(std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char>)
-void Append(std::string& out, T v) {
+requires(std::integral<T> && !std::same_as<T, bool> &&
+         !std::same_as<T, char>) void Append(std::string& out, T v) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
   out.append(buf, r.ptr);
 }
 template <typename T>
-  requires std::floating_point<T>
+requires std::floating_point<T>
 void Append(std::string& out, T v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
@@ -87,7 +87,8 @@ inline std::vector<std::string_view> StrSplit(std::string_view text, char sep,
   size_t start = 0;
   while (true) {
     const size_t end = text.find(sep, start);
-    std::string_view piece = text.substr(start, end == std::string_view::npos ? text.npos : end - start);
+    std::string_view piece =
+        text.substr(start, end == std::string_view::npos ? text.npos : end - start);
     if (!(skip_empty && piece.empty())) out.push_back(piece);
     if (end == std::string_view::npos) break;
     start = end + 1;
@@ -104,7 +105,7 @@ inline std::string_view StripWhitespace(std::string_view s) {
 
 // Parses all of `text` as a decimal (base 10) or, with base 16, hexadecimal unsigned integer.
 template <typename T>
-  requires std::unsigned_integral<T>
+requires std::unsigned_integral<T>
 bool ParseUnsigned(std::string_view text, T* out, int base = 10) {
   if (text.empty()) return false;
   auto r = std::from_chars(text.data(), text.data() + text.size(), *out, base);

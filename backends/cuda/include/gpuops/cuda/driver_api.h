@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include <string_view>
 
 namespace gpuops::cuda {
 
@@ -85,18 +85,18 @@ inline constexpr int CU_GET_PROC_ADDRESS_SUCCESS = 0;
   X(cuMemAlloc, 12000, true, (CUdeviceptr * ptr, size_t bytes))                                  \
   X(cuMemFree, 12000, true, (CUdeviceptr ptr))                                                   \
   X(cuMemcpyHtoDAsync, 12000, true,                                                              \
-    (CUdeviceptr dst, const void* src, size_t bytes, CUstream stream))                          \
+    (CUdeviceptr dst, const void* src, size_t bytes, CUstream stream))                           \
   X(cuMemcpyDtoHAsync, 12000, true, (void* dst, CUdeviceptr src, size_t bytes, CUstream stream)) \
   X(cuMemcpyDtoDAsync, 12000, true,                                                              \
-    (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream))                          \
+    (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream))                           \
   X(cuMemsetD8Async, 12000, true,                                                                \
-    (CUdeviceptr dst, unsigned char value, size_t count, CUstream stream))                      \
+    (CUdeviceptr dst, unsigned char value, size_t count, CUstream stream))                       \
   X(cuModuleLoadData, 12000, true, (CUmodule * module, const void* image))                       \
   X(cuModuleUnload, 12000, true, (CUmodule module))                                              \
   X(cuModuleGetFunction, 12000, true, (CUfunction * fn, CUmodule module, const char* name))      \
   X(cuFuncSetAttribute, 12000, true, (CUfunction fn, int attribute, int value))                  \
   X(cuFuncGetParamInfo, 12040, false,                                                            \
-    (CUfunction fn, size_t index, size_t* offset, size_t* size))                                \
+    (CUfunction fn, size_t index, size_t * offset, size_t * size))                               \
   X(cuLaunchKernel, 12000, true,                                                                 \
     (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \
      unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,  \
@@ -112,7 +112,7 @@ inline constexpr int CU_GET_PROC_ADDRESS_SUCCESS = 0;
   X(cuStreamBeginCapture, 12000, true, (CUstream stream, int mode))                              \
   X(cuStreamEndCapture, 12000, true, (CUstream stream, CUgraph * graph))                         \
   X(cuGraphInstantiateWithFlags, 12000, true,                                                    \
-    (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                              \
+    (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                               \
   X(cuGraphLaunch, 12000, true, (CUgraphExec exec, CUstream stream))                             \
   X(cuGraphExecDestroy, 12000, true, (CUgraphExec exec))                                         \
   X(cuGraphDestroy, 12000, true, (CUgraph graph))                                                \

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
-#include "gpuops/runtime/str.h"
 #include "gmock/gmock.h"
 #include "gpuops/mock/recording_backend.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops::mock {
 
@@ -34,8 +34,8 @@ MATCHER_P(InModule, module, StrCat("module is ", ::testing::PrintToString(module
 }
 
 MATCHER_P3(GridIs, x, y, z, StrCat("grid is (", x, ", ", y, ", ", z, ")")) {
-  if (arg.grid == Dim3{static_cast<uint32_t>(x), static_cast<uint32_t>(y),
-                       static_cast<uint32_t>(z)}) {
+  if (arg.grid ==
+      Dim3{static_cast<uint32_t>(x), static_cast<uint32_t>(y), static_cast<uint32_t>(z)}) {
     return true;
   }
   *result_listener << "grid is " << ::gpuops::ToString(arg.grid);
@@ -43,8 +43,8 @@ MATCHER_P3(GridIs, x, y, z, StrCat("grid is (", x, ", ", y, ", ", z, ")")) {
 }
 
 MATCHER_P3(BlockIs, x, y, z, StrCat("block is (", x, ", ", y, ", ", z, ")")) {
-  if (arg.block == Dim3{static_cast<uint32_t>(x), static_cast<uint32_t>(y),
-                        static_cast<uint32_t>(z)}) {
+  if (arg.block ==
+      Dim3{static_cast<uint32_t>(x), static_cast<uint32_t>(y), static_cast<uint32_t>(z)}) {
     return true;
   }
   *result_listener << "block is " << ::gpuops::ToString(arg.block);

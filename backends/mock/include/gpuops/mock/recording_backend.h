@@ -82,10 +82,12 @@ class RecordingBackend final : public GpuBackend {
   absl::Status Free(DevicePtr ptr) override;
   absl::Status CopyToDevice(DevicePtr dst, absl::Span<const std::byte> src,
                             StreamHandle stream = {}) override;
-  absl::Status CopyToHost(absl::Span<std::byte> dst, DevicePtr src, StreamHandle stream = {}) override;
+  absl::Status CopyToHost(absl::Span<std::byte> dst, DevicePtr src,
+                          StreamHandle stream = {}) override;
   absl::Status CopyDeviceToDevice(DevicePtr dst, DevicePtr src, uint64_t bytes,
                                   StreamHandle stream = {}) override;
-  absl::Status Memset(DevicePtr dst, uint8_t value, uint64_t bytes, StreamHandle stream = {}) override;
+  absl::Status Memset(DevicePtr dst, uint8_t value, uint64_t bytes,
+                      StreamHandle stream = {}) override;
   absl::StatusOr<ModuleHandle> LoadModule(const ModuleImage& image) override;
   absl::Status UnloadModule(ModuleHandle module) override;
   absl::StatusOr<KernelHandle> GetKernel(ModuleHandle module, std::string_view kernel) override;
@@ -160,7 +162,7 @@ class RecordingBackend final : public GpuBackend {
   std::map<uint64_t, std::unique_ptr<Module>> modules_ ABSL_GUARDED_BY(mu_);
   uint64_t next_module_id_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<const KernelInfo*, bool> kernels_ ABSL_GUARDED_BY(mu_);  // -> module live
-  absl::flat_hash_map<uint64_t, bool> streams_ ABSL_GUARDED_BY(mu_);  // -> capturing
+  absl::flat_hash_map<uint64_t, bool> streams_ ABSL_GUARDED_BY(mu_);           // -> capturing
   uint64_t next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, absl::Time> events_ ABSL_GUARDED_BY(mu_);  // InfinitePast: unset
   uint64_t next_event_id_ ABSL_GUARDED_BY(mu_) = 1;

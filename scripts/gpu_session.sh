@@ -74,7 +74,7 @@ if want perf; then
 fi
 
 if want variants; then
-  .gpu/bin/gpuops perf --shapes variants --csv "$OUT/variants.csv" >"$logs/variants.txt" 2>&1
+  .gpu/bin/gpuops perf --shapes variants --batch 10 --csv "$OUT/variants.csv" >"$logs/variants.txt" 2>&1
   say "gpuops perf --shapes variants: rc=$?"
   sed -n '/^| shape/,$p' "$logs/variants.txt" | tee -a "$summary"
 fi

@@ -44,7 +44,8 @@ struct PerfOptions {
   std::string shapes = "llama";    // llama, decode, prefill, square, variants
   std::vector<std::string> shape;  // extra "M,N,K" shapes
   std::string variant;             // force one dense variant instead of the dispatcher
-  int iterations = 30;
+  int iterations = 30;            // timed samples, each the median's input
+  int batch = 1;                  // back-to-back launches per sample
   std::string csv, json, plot;
 };
 int RunPerf(const PerfOptions& options);

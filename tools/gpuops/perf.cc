@@ -1,9 +1,9 @@
 // gpuops perf: our dispatcher (or one forced variant) against cuBLASLt on the same shapes in the
-// same process. Each sample times kLaunchesPerSample back-to-back launches between two CUDA
-// events (as kernels run in an inference step: each launch's latency hidden behind the one
-// before), the weight rotated among enough copies to exceed 3x the L2; a timing is the median of
-// >= 20 samples after warm-up, divided by kLaunchesPerSample. The read roof (a read-only
-// streaming kernel over 4 GiB) is measured the same way in the same run.
+// same process. Each sample times --batch back-to-back launches between two CUDA events (1, the
+// default, is the anchors' method; more hides each launch's latency behind the one before, as in
+// an inference step), the weight rotated among enough copies to exceed 3x the L2; a timing is the
+// median of >= 20 samples after warm-up, per launch. The read roof (a read-only streaming kernel
+// over 4 GiB) is measured the same way in the same run.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,7 +27,6 @@ namespace gpuops::tools {
 namespace {
 
 constexpr int kWarmup = 5;
-constexpr int kLaunchesPerSample = 10;
 
 struct Shape {
   std::string name;
@@ -81,9 +80,9 @@ double Median(std::vector<float> v) {
   return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Median milliseconds per call of fn(i): `samples` event-timed samples of kLaunchesPerSample
-// back-to-back calls each, after kWarmup untimed calls.
-absl::StatusOr<double> TimeMedian(GpuBackend& gpu, int samples,
+// Median milliseconds per call of fn(i): `samples` event-timed samples of `batch` back-to-back
+// calls each, after kWarmup untimed calls.
+absl::StatusOr<double> TimeMedian(GpuBackend& gpu, int samples, int batch,
                                   const std::function<absl::Status(int)>& fn) {
   GPUOPS_ASSIGN_OR_RETURN(OwnedEvent start, MakeEvent(gpu));
   GPUOPS_ASSIGN_OR_RETURN(OwnedEvent end, MakeEvent(gpu));
@@ -93,23 +92,23 @@ absl::StatusOr<double> TimeMedian(GpuBackend& gpu, int samples,
   std::vector<float> ms;
   for (int i = 0; i < samples; ++i) {
     GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(start.get()));
-    for (int j = 0; j < kLaunchesPerSample; ++j) GPUOPS_RETURN_IF_ERROR(fn(call++));
+    for (int j = 0; j < batch; ++j) GPUOPS_RETURN_IF_ERROR(fn(call++));
     GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(end.get()));
     GPUOPS_ASSIGN_OR_RETURN(float t, gpu.ElapsedMs(start.get(), end.get()));
-    ms.push_back(t / kLaunchesPerSample);
+    ms.push_back(t / static_cast<float>(batch));
   }
   return Median(std::move(ms));
 }
 
 absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::common::CommonKernels& common,
-                                int iterations) {
+                                int iterations, int batch) {
   const uint64_t bytes =
       std::min<uint64_t>(uint64_t{4} << 30, gpu.device_info().total_memory_bytes / 4);
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer src, DeviceBuffer::Allocate(gpu, bytes));
   GPUOPS_RETURN_IF_ERROR(gpu.Memset(src.ptr(), 0x5a, bytes));
   const uint32_t blocks = static_cast<uint32_t>(gpu.device_info().sm_count) * 8;
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::Allocate(gpu, blocks * 4));
-  GPUOPS_ASSIGN_OR_RETURN(double ms, TimeMedian(gpu, iterations, [&](int) {
+  GPUOPS_ASSIGN_OR_RETURN(double ms, TimeMedian(gpu, iterations, batch, [&](int) {
                             return common.StreamRead(src.ptr(), bytes, blocks, sink.ptr());
                           }));
   return bytes / (ms * 1e-3) / 1e12;
@@ -130,7 +129,7 @@ double RelativeFrobenius(const std::vector<uint16_t>& got, const std::vector<uin
 absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& dense,
                                 CublasLt* cublas, DevicePtr cublas_workspace,
                                 uint64_t cublas_workspace_bytes, const Shape& s, int iterations,
-                                double roof) {
+                                int batch, double roof) {
   PerfRow row{.name = s.name, .m = s.m, .n = s.n, .k = s.k};
   const uint64_t b_bytes = uint64_t{s.n} * s.k * 2;
   const uint64_t l2 = std::max<uint64_t>(gpu.device_info().l2_bytes, 50ull << 20);
@@ -170,7 +169,7 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
     row.note = StrCat("not run: ", can.message());
     return row;
   }
-  GPUOPS_ASSIGN_OR_RETURN(double ours_ms, TimeMedian(gpu, iterations, [&](int i) {
+  GPUOPS_ASSIGN_OR_RETURN(double ours_ms, TimeMedian(gpu, iterations, batch, [&](int i) {
                             ops::dense::GemmArgs it = args;
                             it.b = b[i % copies].ptr();
                             return dense.Run(variant, it);
@@ -179,7 +178,7 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
   if (cublas != nullptr) {
     auto plan = cublas->Plan(s.m, s.n, s.k, s.k, cublas_workspace, cublas_workspace_bytes);
     if (plan.ok()) {
-      GPUOPS_ASSIGN_OR_RETURN(double cublas_ms, TimeMedian(gpu, iterations, [&](int i) {
+      GPUOPS_ASSIGN_OR_RETURN(double cublas_ms, TimeMedian(gpu, iterations, batch, [&](int i) {
                                 return (*plan)->Run(a.ptr(), b[i % copies].ptr(), c_cublas.ptr(),
                                                     {});
                               }));
@@ -217,8 +216,12 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
 
 int RunPerf(const PerfOptions& o) {
   if (o.iterations < 20) {
-    std::fprintf(stderr, "gpuops perf: --iterations %d: medians are taken over >= 20 launches\n",
+    std::fprintf(stderr, "gpuops perf: --iterations %d: medians are taken over >= 20 samples\n",
                  o.iterations);
+    return kExitUsage;
+  }
+  if (o.batch < 1 || o.batch > 1000) {
+    std::fprintf(stderr, "gpuops perf: --batch %d is outside 1..1000\n", o.batch);
     return kExitUsage;
   }
   const std::optional<std::regex> filter = CompileFilter("perf", "--op", o.op);
@@ -266,7 +269,7 @@ int RunPerf(const PerfOptions& o) {
   }
   constexpr uint64_t kCublasWorkspace = 32ull << 20;
   auto ws = DeviceBuffer::Allocate(**gpu, kCublasWorkspace);
-  auto roof = ReadRoof(**gpu, *common, o.iterations);
+  auto roof = ReadRoof(**gpu, *common, o.iterations, o.batch);
   if (!ws.ok() || !roof.ok()) {
     std::fprintf(stderr, "gpuops perf: %s\n",
                  std::string((ws.ok() ? roof.status() : ws.status()).message()).c_str());
@@ -276,14 +279,15 @@ int RunPerf(const PerfOptions& o) {
   report.device = (*gpu)->device_info().name;
   report.read_roof_tbps = *roof;
   report.cublas = cublas.ok() ? (*cublas)->library() : "unavailable";
+  report.batch = o.batch;
   std::printf(
-      "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the "
-      "median of %d samples of %d back-to-back launches; cuBLASLt %s\n",
-      report.device.c_str(), *roof, o.iterations, kLaunchesPerSample, report.cublas.c_str());
+      "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the median of "
+      "%d samples of %d back-to-back launch(es); cuBLASLt %s\n",
+      report.device.c_str(), *roof, o.iterations, o.batch, report.cublas.c_str());
   int status = kExitOk;
   for (size_t i = 0; i < shapes.size(); ++i) {
     auto row = Measure(**gpu, *dense, cublas.ok() ? cublas->get() : nullptr, ws->ptr(),
-                       kCublasWorkspace, shapes[i], o.iterations, *roof);
+                       kCublasWorkspace, shapes[i], o.iterations, o.batch, *roof);
     if (!row.ok()) {
       std::fprintf(stderr, "gpuops perf: %s m=%u: %s\n", shapes[i].name.c_str(), shapes[i].m,
                    std::string(row.status().message()).c_str());

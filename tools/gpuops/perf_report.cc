@@ -50,13 +50,13 @@ std::string FormatTable(const PerfReport& report) {
 std::string PerfReport::Csv() const {
   std::string out =
       "shape,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,cublas_tflops,"
-      "cublas_tbps,agreement,read_roof_tbps,note\n";
+      "cublas_tbps,agreement,read_roof_tbps,launches_per_sample,note\n";
   for (const PerfRow& r : rows) {
     StrAppend(&out, r.name, ",", r.m, ",", r.n, ",", r.k, ",", r.variant, ",", Fixed(r.ours_us, 2),
               ",", Fixed(r.cublas_us, 2), ",", Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",",
               Fixed(r.tbps, 3), ",", Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
               Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
-              ",", Fixed(read_roof_tbps, 3), ",\"", r.note, "\"\n");
+              ",", Fixed(read_roof_tbps, 3), ",", batch, ",\"", r.note, "\"\n");
   }
   return out;
 }
@@ -64,7 +64,8 @@ std::string PerfReport::Csv() const {
 std::string PerfReport::Json() const {
   JsonWriter w;
   w.BeginObject().Key("device").String(device).Key("cublaslt").String(cublas);
-  w.Key("read_roof_tbps").Number(read_roof_tbps).Key("rows").BeginArray();
+  w.Key("read_roof_tbps").Number(read_roof_tbps).Key("launches_per_sample").Int(batch);
+  w.Key("rows").BeginArray();
   for (const PerfRow& r : rows) {
     w.BeginObject().Key("shape").String(r.name).Key("m").Uint(r.m).Key("n").Uint(r.n);
     w.Key("k").Uint(r.k).Key("variant").String(r.variant).Key("ours_us").Number(r.ours_us);

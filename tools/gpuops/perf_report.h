@@ -26,6 +26,7 @@ struct PerfReport {
   std::string device;
   std::string cublas;
   double read_roof_tbps = NAN;
+  int batch = 1;  // launches per timed sample
   std::vector<PerfRow> rows;
 
   std::string Csv() const;

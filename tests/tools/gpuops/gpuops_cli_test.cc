@@ -78,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"PerfOnTheMock", "perf --backend mock", "use --backend cuda"},
         UsageError{"PerfBadShape", "perf --shapes none --shape 1,2", "is not M,N,K"},
         UsageError{"PerfTooFewIterations", "perf --iterations 5", ">= 20"},
-        UsageError{"PerfUnknownVariant", "perf --variant fast", "no variant 'fast'"}),
+        UsageError{"PerfUnknownVariant", "perf --variant fast", "no variant 'fast'"},
+        UsageError{"PerfZeroBatch", "perf --batch 0", "--batch 0 is outside 1..1000"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(GpuopsCliTest, HelpExitsZeroForEverySubcommand) {

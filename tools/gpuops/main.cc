@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
   PerfOptions perf;
   auto* perf_cmd = app.add_subcommand(
       "perf",
-      "Time our dispatcher against cuBLASLt on the same shapes on the GPU (CUDA events "
-      "around 10 back-to-back launches, weights rotated beyond L2, medians of >= 20), with "
-      "the read roof measured in the same run");
+      "Time our dispatcher against cuBLASLt on the same shapes on the GPU (CUDA events, "
+      "weights rotated beyond L2, medians of >= 20 samples), with the read roof measured in "
+      "the same run");
   perf_cmd->add_option("--backend", perf.backend, "cuda")->capture_default_str();
   perf_cmd
       ->add_option("--op", perf.op, "regex over shape names: qkv, o, gate_up, down, lm_head, sq...")
@@ -67,9 +67,12 @@ int main(int argc, char** argv) {
   perf_cmd->add_option("--shape", perf.shape, "extra M,N,K shapes (repeatable)");
   perf_cmd->add_option("--variant", perf.variant,
                        "force one dense variant instead of the dispatcher");
+  perf_cmd->add_option("--iterations", perf.iterations, "timed samples per measurement (>= 20)")
+      ->capture_default_str();
   perf_cmd
-      ->add_option("--iterations", perf.iterations,
-                   "timed samples per measurement (>= 20), each of 10 back-to-back launches")
+      ->add_option("--batch", perf.batch,
+                   "back-to-back launches per timed sample (1: the anchors' per-launch method; "
+                   "more hides launch latency as in an inference step)")
       ->capture_default_str();
   perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV");
   perf_cmd->add_option("--json", perf.json, "write the rows as JSON");

@@ -45,7 +45,8 @@ int RunInfo(const InfoOptions&) {
   const BackendRegistry& registry = DefaultBackendRegistry();
   auto chosen = registry.ResolveAuto();
   std::printf("backends (auto picks %s; GPUOPS_BACKEND overrides):\n",
-              chosen.ok() ? chosen->c_str() : "none");
+              chosen.ok() ? chosen->c_str()
+                          : StrCat("none: ", chosen.status().message()).c_str());
   for (const std::string& name : registry.names()) {
     absl::Status s = registry.Probe(name);
     std::printf("  %-5s %s%s\n", name.c_str(), s.ok() ? "available" : "unavailable: ",

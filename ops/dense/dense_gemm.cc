@@ -151,7 +151,7 @@ LaunchDims DenseGemm::Dims(Variant v, const GemmArgs& args) const {
       GemvWarps(grid.x, static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1)));
   return {grid,
           {32 * warps, 1, 1},
-          GemvSharedBytes(warps, CeilDiv(spec.max_m, 8), spec.tile_n / GemvTile::kRows)};
+          GemvSharedBytes(warps, CeilDiv(spec.max_m, 8))};
 }
 
 uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {

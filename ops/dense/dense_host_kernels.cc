@@ -231,19 +231,16 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
-// dense_gemv_bf16_m8 / _m16: block b owns weight rows [16 b, 16 b + 16) for activation rows
-// below 8 * n_tiles.
-// The outputs of a gemv block: weight rows [16 g b, 16 g (b + 1)) for activation rows below
-// 8 n_tiles, with g row groups per block.
-absl::Status GemvOutputs(uint32_t n_tiles, uint32_t groups, const HostLaunch& l, HostMemory& mem) {
+// The outputs of the gemv blocks: block b owns weight rows [16 b, 16 b + 16) for activation
+// rows below 8 n_tiles.
+absl::Status GemvOutputs(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/true, /*vector_loads=*/true));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
   std::vector<float> acc;
   for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
-    const uint64_t col0 = bx * GemvTile::kRows * groups;
+    const uint64_t col0 = bx * GemvTile::kRows;
     if (col0 >= g.n) continue;
-    const auto cols =
-        static_cast<uint32_t>(std::min<uint64_t>(GemvTile::kRows * groups, g.n - col0));
+    const auto cols = static_cast<uint32_t>(std::min<uint64_t>(GemvTile::kRows, g.n - col0));
     TileSums(g, 0, rows, static_cast<uint32_t>(col0), cols, 0, g.k, false, acc);
     for (uint32_t r = 0; r < rows; ++r) {
       for (uint32_t j = 0; j < cols; ++j) {
@@ -254,7 +251,8 @@ absl::Status GemvOutputs(uint32_t n_tiles, uint32_t groups, const HostLaunch& l,
   return absl::OkStatus();
 }
 
-absl::Status Gemv(uint32_t n_tiles, uint32_t groups, const HostLaunch& l, HostMemory& mem) {
+// dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory.
+absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   const uint32_t warps = l.block().x / 32;
   if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
       l.block().z != 1) {
@@ -264,12 +262,12 @@ absl::Status Gemv(uint32_t n_tiles, uint32_t groups, const HostLaunch& l, HostMe
                                              " with 1 <= W <= ",
                                              GemvTile::kMaxWarps));
   }
-  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles, groups)) {
+  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
     return absl::InvalidArgumentError(
-        StrCat(l.kernel(), ": ", warps, " warps need ", GemvSharedBytes(warps, n_tiles, groups),
+        StrCat(l.kernel(), ": ", warps, " warps need ", GemvSharedBytes(warps, n_tiles),
                " bytes of shared memory, launched with ", l.shared_mem_bytes()));
   }
-  return GemvOutputs(n_tiles, groups, l, mem);
+  return GemvOutputs(n_tiles, l, mem);
 }
 
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
@@ -336,9 +334,9 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
 
 void RegisterHostKernels(HostKernelRegistry& registry) {
   registry.Register(Spec(Variant::kGemvM8).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, 1, l, mem); });
+                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, l, mem); });
   registry.Register(Spec(Variant::kGemvM16).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, 1, l, mem); });
+                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, l, mem); });
   registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256>);
   registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);

@@ -94,10 +94,9 @@ GPUOPS_HOST_DEVICE constexpr uint32_t GemvWarps(uint32_t row_groups, uint32_t sm
   return warps;
 }
 
-// Dynamic shared memory of a gemv block: one (16 groups) x (8 n_tiles) FP32 partial per warp.
-GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n_tiles,
-                                                      uint32_t groups = 1) {
-  return warps * GemvTile::kRows * groups * 8 * n_tiles * 4;
+// Dynamic shared memory of a gemv block: one 16 x (8 n_tiles) FP32 partial per warp.
+GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n_tiles) {
+  return warps * GemvTile::kRows * 8 * n_tiles * 4;
 }
 
 // dense_gemm_bf16_wgmma_128x{256,128} (sm_90a): persistent, warp-specialized. One producer

@@ -20,57 +20,53 @@ __device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
 }
 
 // Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; M <= 8 * kNTiles. Each block owns
-// 16 kGroups weight rows; each step a thread loads 8 k of rows g and g + 8 of every group and
-// one activation fragment per n8 tile, reused across the groups.
-template <uint32_t kNTiles, uint32_t kGroups, uint32_t kUnroll>
+// 16 weight rows; each step a thread loads 8 k of rows g and g + 8 and one activation fragment
+// per n8 tile.
+template <uint32_t kNTiles, uint32_t kUnroll>
 __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                      bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
                                      uint32_t ldb) {
   using T = gpuops::ops::dense::GemvTile;
-  extern __shared__ float partial[];  // [warps][16 kGroups][8 kNTiles]
+  extern __shared__ float partial[];  // [warps][16][8 kNTiles]
   constexpr uint32_t kCols = 8 * kNTiles;
-  constexpr uint32_t kBlockRows = T::kRows * kGroups;
+  constexpr uint32_t kBlockRows = T::kRows;
   const uint32_t warps = blockDim.x / 32;
   const uint32_t warp = threadIdx.x / 32;
   const uint32_t lane = threadIdx.x % 32;
   const uint32_t g = lane / 4;
   const uint32_t q = lane % 4;
   const uint32_t row0 = blockIdx.x * kBlockRows;
-  const bf16* w[kGroups][2];
-  bool ok[kGroups][2];
+  const bf16* w[2];
+  bool ok[2];
 #pragma unroll
-  for (uint32_t r = 0; r < kGroups; ++r) {
-#pragma unroll
-    for (uint32_t h = 0; h < 2; ++h) {
-      const uint32_t row = row0 + 16 * r + g + 8 * h;
-      ok[r][h] = row < n;
-      w[r][h] = b + static_cast<size_t>(row) * ldb + 8 * q;
-    }
+  for (uint32_t h = 0; h < 2; ++h) {
+    const uint32_t row = row0 + g + 8 * h;
+    ok[h] = row < n;
+    w[h] = b + static_cast<size_t>(row) * ldb + 8 * q;
   }
   const uint32_t steps = (k + T::kStepK - 1) / T::kStepK;
   const uint32_t per_warp = (steps + warps - 1) / warps;
   const uint32_t s_begin = min(steps, warp * per_warp);
   const uint32_t s_end = min(steps, s_begin + per_warp);
-  float acc[kGroups][kNTiles][4] = {};
+  float acc[kNTiles][4] = {};
   for (uint32_t s0 = s_begin; s0 < s_end; s0 += kUnroll) {
-    uint4 wv[kUnroll][kGroups][2];
+    uint4 wv[kUnroll][2];
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) {
       const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
       const bool in_k = s0 + u < s_end && kk < k;
 #pragma unroll
-      for (uint32_t r = 0; r < kGroups; ++r) {
-#pragma unroll
-        for (uint32_t h = 0; h < 2; ++h) {
-          wv[u][r][h] = in_k && ok[r][h] ? LoadStreaming16(w[r][h] + (s0 + u) * T::kStepK)
-                                         : make_uint4(0, 0, 0, 0);
-        }
+      for (uint32_t h = 0; h < 2; ++h) {
+        wv[u][h] = in_k && ok[h] ? LoadStreaming16(w[h] + (s0 + u) * T::kStepK)
+                                 : make_uint4(0, 0, 0, 0);
       }
     }
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) {
       const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
       const bool in_k = s0 + u < s_end && kk < k;
+      const uint4& lo = wv[u][0];
+      const uint4& hi = wv[u][1];
 #pragma unroll
       for (uint32_t t = 0; t < kNTiles; ++t) {
         const uint32_t row = 8 * t + g;  // activation row for this thread's B fragment
@@ -79,30 +75,21 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
           av = __ldg(reinterpret_cast<const uint4*>(a + static_cast<size_t>(row) * k + kk));
         const uint32_t b_first[2] = {av.x, av.y};
         const uint32_t b_second[2] = {av.z, av.w};
-#pragma unroll
-        for (uint32_t r = 0; r < kGroups; ++r) {
-          const uint4& lo = wv[u][r][0];
-          const uint4& hi = wv[u][r][1];
-          const uint32_t a_first[4] = {lo.x, hi.x, lo.y, hi.y};
-          MmaBf16(acc[r][t], a_first, b_first);
-          const uint32_t a_second[4] = {lo.z, hi.z, lo.w, hi.w};
-          MmaBf16(acc[r][t], a_second, b_second);
-        }
+        const uint32_t a_first[4] = {lo.x, hi.x, lo.y, hi.y};
+        MmaBf16(acc[t], a_first, b_first);
+        const uint32_t a_second[4] = {lo.z, hi.z, lo.w, hi.w};
+        MmaBf16(acc[t], a_second, b_second);
       }
     }
   }
-  // C^T fragments: acc[r][t][0..1] row 16 r + g, columns 8t + 2q (+1); [2..3] row 16 r + g + 8.
+  // C^T fragments: acc[t][0..1] row g, columns 8t + 2q (+1); [2..3] row g + 8.
   float* mine = partial + warp * kBlockRows * kCols;
 #pragma unroll
-  for (uint32_t r = 0; r < kGroups; ++r) {
-#pragma unroll
-    for (uint32_t t = 0; t < kNTiles; ++t) {
-      const uint32_t lo = 16 * r + g;
-      mine[lo * kCols + 8 * t + 2 * q] = acc[r][t][0];
-      mine[lo * kCols + 8 * t + 2 * q + 1] = acc[r][t][1];
-      mine[(lo + 8) * kCols + 8 * t + 2 * q] = acc[r][t][2];
-      mine[(lo + 8) * kCols + 8 * t + 2 * q + 1] = acc[r][t][3];
-    }
+  for (uint32_t t = 0; t < kNTiles; ++t) {
+    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
+    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
+    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
+    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
   }
   __syncthreads();
   for (uint32_t i = threadIdx.x; i < kBlockRows * kCols; i += blockDim.x) {
@@ -126,12 +113,12 @@ using gpuops::ops::dense::GemvTile;
 extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
     dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
                        uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  dense_device::Gemv<1, 1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
+  dense_device::Gemv<1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }
 
 // M <= 16. Grid (ceil(N/16)), block 32 W, GemvSharedBytes(W, 2) bytes of dynamic shared memory.
 extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
     dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b,
                         bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  dense_device::Gemv<2, 1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
+  dense_device::Gemv<2, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }

@@ -4,8 +4,9 @@
 // wgmma.m64nNk16 over its 64 rows of the 128 x N tile straight from shared memory, then releases
 // the stage on its `empty` mbarrier. setmaxnreg moves registers from the producer to the
 // consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
-// from TMA and are masked in the register epilogue, so any M and N work; B's row stride comes
-// from its tensor map.
+// from TMA and are masked in the epilogue, so any M and N work; B's row stride comes from its
+// tensor map. The epilogue stages C through shared memory for 16-byte row stores, or writes
+// straight from registers when N % 8 != 0 (C rows not 16-byte aligned).
 #pragma once
 
 #include <cuda.h>
@@ -86,7 +87,7 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
   }
 }
 
-template <uint32_t kTileN, bool kStagedEpilogue>
+template <uint32_t kTileN>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
                                            bf16* __restrict__ c, uint32_t m, uint32_t n,
                                            uint32_t k) {
@@ -175,7 +176,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
-    if (!kStagedEpilogue || n % 8 != 0) {
+    if (n % 8 != 0) {
       // Straight from registers: column pairs where C rows are 4-byte aligned, else elements.
       const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
       const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
@@ -244,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<256, true>(&a_map, &b_map, c, m, n, k);
+  dense_device::HopperGemm<256>(&a_map, &b_map, c, m, n, k);
 }
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
@@ -253,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128, true>(&a_map, &b_map, c, m, n, k);
+  dense_device::HopperGemm<128>(&a_map, &b_map, c, m, n, k);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
-#include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 #include "gpuops/runtime/tensor_map.h"
@@ -171,6 +171,10 @@ uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
 
 absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
   GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
+  return Launch(v, args, stream);
+}
+
+absl::Status DenseGemm::Launch(Variant v, const GemmArgs& args, StreamHandle stream) const {
   const VariantSpec& spec = Spec(v);
   const KernelHandle kernel = kernels_[static_cast<size_t>(v)];
   const LaunchDims dims = Dims(v, args);
@@ -225,7 +229,7 @@ absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream
 
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
-  std::vector<Variant> order;
+  absl::InlinedVector<Variant, 8> order;
   if (args.m <= 8) order.push_back(Variant::kGemvM8);
   if (args.m <= 16) {
     order.push_back(Variant::kGemvM16);
@@ -257,8 +261,8 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
 }
 
 absl::Status DenseGemm::Gemm(const GemmArgs& args, StreamHandle stream) const {
-  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));
-  return Run(v, args, stream);
+  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));  // Pick ran CanImplement for v
+  return Launch(v, args, stream);
 }
 
 }  // namespace gpuops::ops::dense

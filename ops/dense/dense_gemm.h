@@ -84,6 +84,9 @@ class DenseGemm {
   GpuBackend& gpu() const { return *gpu_; }
 
  private:
+  // Run without the CanImplement check: for callers that have just made it.
+  absl::Status Launch(Variant v, const GemmArgs& args, StreamHandle stream) const;
+
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;
   std::array<KernelHandle, kVariants.size()> kernels_{};

@@ -22,8 +22,9 @@ namespace {
 // A loaded kernel; stays allocated until the backend goes, so a stale handle never dangles.
 struct CudaKernel : KernelInfo {
   std::atomic<bool> live{true};
-  // The dynamic shared memory the function is already allowed (the opt-in attribute).
-  std::atomic<uint32_t> shared_mem_allowed{48 * 1024};
+  // The dynamic shared memory the function is already allowed (the opt-in attribute); raised
+  // by launches through const handles.
+  mutable std::atomic<uint32_t> shared_mem_allowed{48 * 1024};
 };
 
 struct CudaModule {
@@ -189,7 +190,7 @@ class CudaBackend final : public GpuBackend {
           StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=", request.shared_mem_bytes,
                  ")"),
           kernel->name()));
-      const_cast<CudaKernel*>(kernel)->shared_mem_allowed.store(request.shared_mem_bytes);
+      kernel->shared_mem_allowed.store(request.shared_mem_bytes);
     }
     return Check(api_.cuLaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z,
                                      request.block.x, request.block.y, request.block.z,

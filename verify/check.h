@@ -28,6 +28,9 @@ struct CheckStats {
 
 inline constexpr double kMaxRelFrobenius = 8e-3;
 
+// Poisoned elements the suites place after every output, to catch writes past its end.
+inline constexpr uint64_t kGuardElements = 64;
+
 // Tensor-core bound for out[r, cols[j]] (row stride n): |out - ref| <= ulp_bf16(ref) +
 // 2^-14 Σ|a·b|, NaN never passes. value and abs_sum are m x cols.size().
 void CheckTensorCoreBound(absl::Span<const uint16_t> out, uint32_t m, uint32_t n,

@@ -14,21 +14,12 @@ namespace gpuops::verify {
 namespace {
 
 constexpr uint16_t kPoison = ops::common::kBf16Poison;
-constexpr uint64_t kGuard = 64;
-
-absl::StatusOr<DeviceBuffer> Upload(GpuBackend& gpu, const std::vector<uint16_t>& host) {
-  return DeviceBuffer::FromHost<uint16_t>(gpu, host);
-}
-
-absl::StatusOr<std::vector<uint16_t>> Download(const DeviceBuffer& b) {
-  return b.ToHost<uint16_t>();
-}
 
 absl::Status RunCase(GpuBackend& gpu, const ops::common::CommonKernels& k, const std::string& op,
                      uint64_t n, uint64_t seed, CheckStats& stats) {
   std::vector<uint16_t> src(n);
   FillRandomBf16(absl::MakeSpan(src), seed, -4.0f, 4.0f);
-  std::vector<uint16_t> dst0(n + kGuard, kPoison);
+  std::vector<uint16_t> dst0(n + kGuardElements, kPoison);
   std::vector<uint16_t> want(n);
   if (op == "bf16_scaled_add") {
     FillRandomBf16(absl::MakeSpan(dst0).first(n), seed ^ 1, -4.0f, 4.0f);
@@ -36,25 +27,25 @@ absl::Status RunCase(GpuBackend& gpu, const ops::common::CommonKernels& k, const
     for (uint64_t i = 0; i < n; ++i) {
       want[i] = FloatToBf16(std::fma(scale, Bf16ToFloat(src[i]), Bf16ToFloat(dst0[i])));
     }
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, Upload(gpu, dst0));
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer delta, Upload(gpu, src));
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, DeviceBuffer::FromHost<uint16_t>(gpu, dst0));
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer delta, DeviceBuffer::FromHost<uint16_t>(gpu, src));
     GPUOPS_RETURN_IF_ERROR(k.Bf16ScaledAdd(out.ptr(), delta.ptr(), scale, n));
-    GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, Download(out));
+    GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, out.ToHost<uint16_t>());
     CheckWrittenAndGuard(absl::MakeConstSpan(got).subspan(n), 0, kPoison, stats);
     CheckBitIdentical(absl::MakeConstSpan(got).first(n), want, op, stats);
     return absl::OkStatus();
   }
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, Upload(gpu, dst0));
+  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, DeviceBuffer::FromHost<uint16_t>(gpu, dst0));
   if (op == "fill_u16") {
     const uint16_t value = 0x3f80;  // 1.0
     std::fill(want.begin(), want.end(), value);
     GPUOPS_RETURN_IF_ERROR(k.FillU16(out.ptr(), value, n));
   } else {
     want = src;
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer in, Upload(gpu, src));
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer in, DeviceBuffer::FromHost<uint16_t>(gpu, src));
     GPUOPS_RETURN_IF_ERROR(k.CopyBf16(out.ptr(), in.ptr(), n));
   }
-  GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, Download(out));
+  GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, out.ToHost<uint16_t>());
   CheckWrittenAndGuard(got, n, kPoison, stats);
   CheckBitIdentical(absl::MakeConstSpan(got).first(n), want, op, stats);
   return absl::OkStatus();

@@ -28,7 +28,6 @@ using ops::dense::VariantSpec;
 
 constexpr uint16_t kPoison = ops::common::kBf16Poison;
 constexpr uint16_t kPadNan = 0x7fc3;  // pad columns of an ldb weight: reading one shows
-constexpr uint64_t kGuard = 64;       // poisoned elements after every output
 
 std::vector<uint32_t> SampleColumns(uint32_t n, uint32_t count, uint64_t seed) {
   std::set<uint32_t> cols;
@@ -59,11 +58,7 @@ class Runner {
     return DeviceBuffer::FromHost(gpu_, host);
   }
   absl::StatusOr<DeviceBuffer> Poisoned(uint64_t elems) {
-    std::vector<uint16_t> host(elems + kGuard, kPoison);
-    return Upload(host);
-  }
-  absl::StatusOr<std::vector<uint16_t>> Download(const DeviceBuffer& b) {
-    return b.ToHost<uint16_t>();
+    return Upload(std::vector<uint16_t>(elems + kGuardElements, kPoison));
   }
 
   // Runs `v` into a fresh poisoned output and returns the whole buffer (output + guard).
@@ -77,7 +72,7 @@ class Runner {
     }
     GPUOPS_RETURN_IF_ERROR(dense_.Run(v, args));
     GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
-    return Download(c);
+    return c.ToHost<uint16_t>();
   }
 
   GpuBackend& gpu_;
@@ -174,7 +169,7 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
     case Accuracy::kFusedScaledAdd: {
       // Reference pair: tc into a scratch buffer, then the scaled add onto a copy of c.
       const float scale = 0.375f;
-      std::vector<uint16_t> c0(mn + kGuard, kPoison);
+      std::vector<uint16_t> c0(mn + kGuardElements, kPoison);
       FillRandomBf16(absl::MakeSpan(c0).first(mn), run.options_.seed ^ 0xc0ffee, -2.0f, 2.0f);
       GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer scratch, run.Poisoned(mn));
       GemmArgs tc_args = args;
@@ -188,8 +183,8 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
       fused_args.scale = scale;
       GPUOPS_RETURN_IF_ERROR(run.dense_.Run(v, fused_args));
       GPUOPS_RETURN_IF_ERROR(run.gpu_.Synchronize());
-      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> want, run.Download(expected));
-      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, run.Download(fused));
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> want, expected.ToHost<uint16_t>());
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, fused.ToHost<uint16_t>());
       // The guard only: c starts written, so poison cannot show what the kernel skipped.
       CheckWrittenAndGuard(absl::MakeConstSpan(got).subspan(mn), 0, kPoison, stats);
       CheckBitIdentical(got, want, "fused vs tc + scaled add", stats);

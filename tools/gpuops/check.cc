@@ -24,6 +24,16 @@ std::optional<std::regex> CompileFilter(std::string_view command, std::string_vi
   }
 }
 
+std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command,
+                                                  const std::string& name, int* exit_code) {
+  auto gpu = DefaultBackendRegistry().Create(name);
+  if (gpu.ok()) return *std::move(gpu);
+  std::fprintf(stderr, "gpuops %s: backend '%s': %s\n", std::string(command).c_str(), name.c_str(),
+               std::string(gpu.status().message()).c_str());
+  *exit_code = absl::IsUnavailable(gpu.status()) ? kExitUnavailable : kExitUsage;
+  return nullptr;
+}
+
 int RunCheck(const CheckOptions& options) {
   const std::optional<std::regex> op_filter = CompileFilter("check", "--op", options.op);
   if (!op_filter) return kExitUsage;
@@ -48,18 +58,14 @@ int RunCheck(const CheckOptions& options) {
                  options.op.c_str());
     return kExitUsage;
   }
-  const BackendRegistry& registry = DefaultBackendRegistry();
-  auto gpu = registry.Create(options.backend);
-  if (!gpu.ok()) {
-    std::fprintf(stderr, "gpuops check: backend '%s': %s\n", options.backend.c_str(),
-                 std::string(gpu.status().message()).c_str());
-    return gpu.status().code() == absl::StatusCode::kUnavailable ? kExitUnavailable : kExitUsage;
-  }
-  const bool mock = (*gpu)->name() == "mock";
+  int exit_code = kExitOk;
+  std::unique_ptr<GpuBackend> gpu = CreateBackendOrReport("check", options.backend, &exit_code);
+  if (gpu == nullptr) return exit_code;
+  const bool mock = gpu->name() == "mock";
   const uint64_t seed = verify::RunSeed();
   std::printf("gpuops check: backend %s (%s, %s), shapes %s, %zu ops, seed %llu\n",
-              std::string((*gpu)->name()).c_str(), (*gpu)->device_info().name.c_str(),
-              (*gpu)->device_info().arch_name().c_str(), options.shapes.c_str(), ops.size(),
+              std::string(gpu->name()).c_str(), gpu->device_info().name.c_str(),
+              gpu->device_info().arch_name().c_str(), options.shapes.c_str(), ops.size(),
               static_cast<unsigned long long>(seed));
   std::printf(
       "  (each row: op, shape, max error, bound, verdict; rerun a failure with "
@@ -67,7 +73,7 @@ int RunCheck(const CheckOptions& options) {
       static_cast<unsigned long long>(seed));
 
   // Total for progress: dense cases of the shipped variants plus four per common op.
-  auto dense = ops::dense::DenseGemm::Load(**gpu);
+  auto dense = ops::dense::DenseGemm::Load(*gpu);
   size_t total = 0;
   for (const std::string& op : ops) {
     if (op.starts_with("common.")) {
@@ -89,7 +95,7 @@ int RunCheck(const CheckOptions& options) {
   };
   int status = kExitOk;
   auto common = verify::RunCommonSuite(
-      **gpu, [&](const std::string& op) { return matches("common." + op); }, seed,
+      *gpu, [&](const std::string& op) { return matches("common." + op); }, seed,
       [&](const verify::CommonCaseResult& r) { row("common", r.Describe(), r.pass(), false); });
   if (!common.ok()) {
     std::fprintf(stderr, "gpuops check: common family: %s\n",
@@ -107,7 +113,7 @@ int RunCheck(const CheckOptions& options) {
   dense_options.on_case = [&](const verify::DenseCaseResult& r) {
     row("dense", r.Describe(), r.pass(), !r.skipped.empty());
   };
-  auto results = verify::RunDenseSuite(**gpu, dense_options);
+  auto results = verify::RunDenseSuite(*gpu, dense_options);
   if (!results.ok()) {
     std::fprintf(stderr, "gpuops check: dense family: %s\n",
                  std::string(results.status().message()).c_str());

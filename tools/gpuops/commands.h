@@ -2,11 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "gpuops/runtime/backend.h"
 
 namespace gpuops::tools {
 
@@ -18,6 +21,11 @@ inline constexpr int kExitUnavailable = 3;  // the backend asked for is not avai
 // `pattern` as a regex, or nullopt after telling stderr why (`command` and `flag` name it).
 std::optional<std::regex> CompileFilter(std::string_view command, std::string_view flag,
                                         const std::string& pattern);
+
+// The backend `name` ("auto", "mock", "cuda"), or nullptr after telling stderr why with
+// *exit_code set: kExitUnavailable when it is not available here, kExitUsage otherwise.
+std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command,
+                                                  const std::string& name, int* exit_code);
 
 struct InfoOptions {};
 int RunInfo(const InfoOptions& options);

@@ -138,12 +138,10 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
   std::vector<uint16_t> host_b(uint64_t{s.n} * s.k);
   verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + s.m);
   verify::FillRandomBf16(absl::MakeSpan(host_b), 2 + s.n);
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer a, DeviceBuffer::Allocate(gpu, host_a.size() * 2));
-  GPUOPS_RETURN_IF_ERROR(a.Upload<uint16_t>(host_a));
+  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer a, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
   std::vector<DeviceBuffer> b;
   for (int i = 0; i < copies; ++i) {
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer copy, DeviceBuffer::Allocate(gpu, b_bytes));
-    GPUOPS_RETURN_IF_ERROR(copy.Upload<uint16_t>(host_b));
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer copy, DeviceBuffer::FromHost<uint16_t>(gpu, host_b));
     b.push_back(std::move(copy));
   }
   const uint64_t c_elems = uint64_t{s.m} * s.n;
@@ -249,14 +247,11 @@ int RunPerf(const PerfOptions& o) {
                  "gpuops perf: the mock has no device time to measure; use --backend cuda\n");
     return kExitUsage;
   }
-  auto gpu = DefaultBackendRegistry().Create(o.backend);
-  if (!gpu.ok()) {
-    std::fprintf(stderr, "gpuops perf: backend '%s': %s\n", o.backend.c_str(),
-                 std::string(gpu.status().message()).c_str());
-    return gpu.status().code() == absl::StatusCode::kUnavailable ? kExitUnavailable : kExitUsage;
-  }
-  auto dense = ops::dense::DenseGemm::Load(**gpu);
-  auto common = ops::common::CommonKernels::Load(**gpu);
+  int exit_code = kExitOk;
+  std::unique_ptr<GpuBackend> gpu = CreateBackendOrReport("perf", o.backend, &exit_code);
+  if (gpu == nullptr) return exit_code;
+  auto dense = ops::dense::DenseGemm::Load(*gpu);
+  auto common = ops::common::CommonKernels::Load(*gpu);
   if (!dense.ok() || !common.ok()) {
     std::fprintf(stderr, "gpuops perf: %s\n",
                  std::string((dense.ok() ? common.status() : dense.status()).message()).c_str());
@@ -268,15 +263,15 @@ int RunPerf(const PerfOptions& o) {
                  std::string(cublas.status().message()).c_str());
   }
   constexpr uint64_t kCublasWorkspace = 32ull << 20;
-  auto ws = DeviceBuffer::Allocate(**gpu, kCublasWorkspace);
-  auto roof = ReadRoof(**gpu, *common, o.iterations, o.batch);
+  auto ws = DeviceBuffer::Allocate(*gpu, kCublasWorkspace);
+  auto roof = ReadRoof(*gpu, *common, o.iterations, o.batch);
   if (!ws.ok() || !roof.ok()) {
     std::fprintf(stderr, "gpuops perf: %s\n",
                  std::string((ws.ok() ? roof.status() : ws.status()).message()).c_str());
     return kExitFailed;
   }
   PerfReport report;
-  report.device = (*gpu)->device_info().name;
+  report.device = gpu->device_info().name;
   report.read_roof_tbps = *roof;
   report.cublas = cublas.ok() ? (*cublas)->library() : "unavailable";
   report.batch = o.batch;
@@ -286,7 +281,7 @@ int RunPerf(const PerfOptions& o) {
       report.device.c_str(), *roof, o.iterations, o.batch, report.cublas.c_str());
   int status = kExitOk;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    auto row = Measure(**gpu, *dense, cublas.ok() ? cublas->get() : nullptr, ws->ptr(),
+    auto row = Measure(*gpu, *dense, cublas.ok() ? cublas->get() : nullptr, ws->ptr(),
                        kCublasWorkspace, shapes[i], o.iterations, o.batch, *roof);
     if (!row.ok()) {
       std::fprintf(stderr, "gpuops perf: %s m=%u: %s\n", shapes[i].name.c_str(), shapes[i].m,

@@ -1,6 +1,7 @@
 // The backend conformance suite, written once and run on every backend: memory, launches of the
 // common kernels with their results checked, validation before the backend, events, graphs and
-// error paths. On a machine without a GPU the CUDA instances skip, printing why.
+// error paths. On a machine without a GPU the CUDA instances skip, printing why; the kernel tests
+// run on CUDA only in builds that embed fatbins (the cuda preset).
 #include <numeric>
 #include <random>
 
@@ -26,17 +27,6 @@ class BackendConformance : public ::testing::TestWithParam<std::string> {
     rng_.seed(seed_);
   }
 
-  // The common family; skips when this build embeds no code the backend can load.
-  void LoadCommon() {
-    auto k = ops::common::CommonKernels::Load(*gpu_);
-    if (!k.ok() && k.status().code() == absl::StatusCode::kFailedPrecondition &&
-        ops::common::EmbeddedModuleImage().fatbin.empty()) {
-      GTEST_SKIP() << "this build embeds no fatbins for " << GetParam()
-                   << " (configure with the cuda preset): " << k.status().message();
-    }
-    ASSERT_TRUE(k.ok()) << k.status();
-    common_.emplace(*std::move(k));
-  }
 
   std::vector<uint16_t> RandomBf16(size_t n) {
     std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
@@ -58,6 +48,18 @@ class BackendConformance : public ::testing::TestWithParam<std::string> {
   std::optional<ops::common::CommonKernels> common_;
   uint32_t seed_ = 0;
   std::mt19937 rng_;
+};
+
+// The same with the common family loaded: the backends that can run this build's kernels.
+class KernelConformance : public BackendConformance {
+ protected:
+  void SetUp() override {
+    BackendConformance::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    auto k = ops::common::CommonKernels::Load(*gpu_);
+    ASSERT_TRUE(k.ok()) << k.status();
+    common_.emplace(*std::move(k));
+  }
 };
 
 TEST_P(BackendConformance, ReportsADevice) {
@@ -94,8 +96,7 @@ TEST_P(BackendConformance, FreeingAnUnknownPointerIsAnError) {
   EXPECT_TRUE(gpu_->Alloc(16).ok()) << "the backend keeps working after a refused free";
 }
 
-TEST_P(BackendConformance, CommonKernelsComputeTheirResults) {
-  LoadCommon();
+TEST_P(KernelConformance, CommonKernelsComputeTheirResults) {
   SCOPED_TRACE(::testing::Message() << "seed " << seed_);
   constexpr uint64_t kN = (1 << 20) + 3;
   const auto out0 = RandomBf16(kN);
@@ -117,8 +118,7 @@ TEST_P(BackendConformance, CommonKernelsComputeTheirResults) {
   EXPECT_EQ(Download<uint64_t>(word)[0], 0xfeedfacecafebeefull);
 }
 
-TEST_P(BackendConformance, LaunchWithTooFewArgumentsIsRefusedBeforeTheBackend) {
-  LoadCommon();
+TEST_P(KernelConformance, LaunchWithTooFewArgumentsIsRefusedBeforeTheBackend) {
   auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
   ASSERT_TRUE(module.ok()) << module.status();
   auto kernel = gpu_->GetKernel(*module, "common_store_u64");
@@ -137,8 +137,7 @@ TEST_P(BackendConformance, LaunchWithTooFewArgumentsIsRefusedBeforeTheBackend) {
   EXPECT_EQ(Download<uint64_t>(word)[0], 9u);
 }
 
-TEST_P(BackendConformance, LargeSharedMemoryRequestsAreAcceptedUpToTheOptInLimit) {
-  LoadCommon();
+TEST_P(KernelConformance, LargeSharedMemoryRequestsAreAcceptedUpToTheOptInLimit) {
   auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
   ASSERT_TRUE(module.ok());
   auto noop = gpu_->GetKernel(*module, "common_noop");
@@ -149,8 +148,7 @@ TEST_P(BackendConformance, LargeSharedMemoryRequestsAreAcceptedUpToTheOptInLimit
   EXPECT_TRUE(gpu_->Synchronize().ok());
 }
 
-TEST_P(BackendConformance, EventsMeasureElapsedTime) {
-  LoadCommon();
+TEST_P(KernelConformance, EventsMeasureElapsedTime) {
   auto start = MakeEvent(*gpu_);
   auto end = MakeEvent(*gpu_);
   ASSERT_TRUE(start.ok() && end.ok());
@@ -166,8 +164,7 @@ TEST_P(BackendConformance, EventsMeasureElapsedTime) {
   }
 }
 
-TEST_P(BackendConformance, GraphOf100LaunchesReplaysWithCorrectResults) {
-  LoadCommon();
+TEST_P(KernelConformance, GraphOf100LaunchesReplaysWithCorrectResults) {
   constexpr uint64_t kN = 10000;
   DeviceBuffer acc = Upload(std::vector<uint16_t>(kN, FloatToBf16(0.0f)));
   DeviceBuffer ones = Upload(std::vector<uint16_t>(kN, FloatToBf16(1.0f)));
@@ -206,8 +203,7 @@ TEST_P(BackendConformance, CaptureRefusesHostCopiesAndTheDefaultStream) {
   EXPECT_EQ(gpu_->EndCapture(stream->get()).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_P(BackendConformance, ErrorPathsAreStatusesNotCrashes) {
-  LoadCommon();
+TEST_P(KernelConformance, ErrorPathsAreStatusesNotCrashes) {
   auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
   ASSERT_TRUE(module.ok());
   EXPECT_EQ(gpu_->GetKernel(*module, "no_such_kernel").status().code(),
@@ -237,6 +233,9 @@ TEST_P(BackendConformance, ErrorPathsAreStatusesNotCrashes) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackendConformance,
                          ::testing::ValuesIn(testing::AllBackendNames()),
+                         testing::BackendParamName);
+INSTANTIATE_TEST_SUITE_P(Backends, KernelConformance,
+                         ::testing::ValuesIn(testing::KernelBackendNames()),
                          testing::BackendParamName);
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Backends for tests that run once per backend: "mock" always; "cuda" where a driver and GPU
-// exist (otherwise the test skips, printing why).
+// exist (otherwise the test skips, printing why). Tests that launch our kernels take
+// KernelBackendNames: "cuda" only in builds that embed fatbins (GPUOPS_HAS_FATBINS, the cuda
+// preset), so a build without them has no CUDA kernel tests instead of ones that skip on a GPU.
 #pragma once
 
 #include <memory>
@@ -13,6 +15,14 @@
 namespace gpuops::testing {
 
 inline std::vector<std::string> AllBackendNames() { return {"mock", "cuda"}; }
+
+inline std::vector<std::string> KernelBackendNames() {
+#ifdef GPUOPS_HAS_FATBINS
+  return {"mock", "cuda"};
+#else
+  return {"mock"};
+#endif
+}
 
 inline absl::StatusOr<std::unique_ptr<GpuBackend>> MakeBackend(const std::string& name) {
   if (name == "mock") return std::unique_ptr<GpuBackend>(new mock::RecordingBackend());

@@ -226,6 +226,8 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
     // Small-M kernels: the edges of their row range instead.
     ms = {1, 3, spec.max_m - 1, spec.max_m};
     if (spec.max_m > 8) ms.insert(ms.begin() + 2, {8, 9});
+    // Their warps take K in chunks of 256: a K past the last chunk, ending mid-step.
+    if (set == ShapeSet::kFull) ks.push_back(4096 + spec.k_multiple);
   }
   std::vector<DenseShape> out;
   for (uint32_t k : ks) {

@@ -70,28 +70,28 @@ GPUOPS_HOST_DEVICE constexpr uint32_t SplitKChunk(uint32_t k, uint32_t splits) {
 }
 
 // dense_gemv_bf16_m8 / _m16 (decode, M <= 8 / 16): one block per 16 weight rows, its W warps
-// splitting K; each warp streams its rows' K range with 16-byte loads, kUnroll steps of 32 k in
-// flight, through mma.sync m16n8k16 with the weights as the A operand (16 rows) and the
-// activations as B (8 or 16 columns), K permuted identically in both. Partials are summed across
-// warps in shared memory in warp order. Grid (ceil(N/16)), block (32 W): the launcher picks W
-// (GemvWarps) so that every block is resident at once with as many loads in flight as fit.
+// splitting K; each warp issues the 16-byte loads of kUnroll steps of 32 k (weights and
+// activations) before the mma.sync m16n8k16 that consume them, with the weights as the A operand
+// (16 rows) and the activations as B (8 or 16 columns), K permuted identically in both. Partials
+// are summed across warps in shared memory in warp order. Grid (ceil(N/16)), block (32 W): W is
+// 8 when every block is then resident at once, 4 otherwise (GemvWarps). The kernels use at most
+// 128 registers (launch bounds of kMaxWarps warps, kThreadsPerSm / (32 kMaxWarps) blocks per SM).
+// Measured on the H200 (bench/NOTES.md, v6): a second wave of blocks costs more than the smaller
+// blocks' extra partials; beyond one wave 4 warps per block are as fast or faster.
 struct GemvTile {
   static constexpr uint32_t kRows = 16;
-  static constexpr uint32_t kMaxWarps = 32;
   static constexpr uint32_t kStepK = 32;
-  static constexpr uint32_t kUnroll = 4;
-  static constexpr uint32_t kThreadsPerSm = 1024;  // resident at <= 64 registers per thread
+  static constexpr uint32_t kUnroll = 8;
+  static constexpr uint32_t kMaxWarps = 8;
+  static constexpr uint32_t kMinWarps = 4;
+  static constexpr uint32_t kThreadsPerSm = 512;  // resident at <= 128 registers per thread
 };
 
-// Warps per block for `row_groups` blocks on `sms` SMs: the most (up to 32) that still lets all
-// blocks be resident in one round.
+// Warps per block for `row_groups` blocks on `sms` SMs: kMaxWarps when every block is then
+// resident at once, kMinWarps otherwise.
 GPUOPS_HOST_DEVICE constexpr uint32_t GemvWarps(uint32_t row_groups, uint32_t sms) {
-  uint32_t warps = GemvTile::kMaxWarps;
-  while (warps > 8 &&
-         uint64_t{row_groups} > uint64_t{sms} * (GemvTile::kThreadsPerSm / (32 * warps))) {
-    warps /= 2;
-  }
-  return warps;
+  const uint64_t resident = uint64_t{sms} * (GemvTile::kThreadsPerSm / (32 * GemvTile::kMaxWarps));
+  return row_groups <= resident ? GemvTile::kMaxWarps : GemvTile::kMinWarps;
 }
 
 // Dynamic shared memory of a gemv block: one 16 x (8 n_tiles) FP32 partial per warp.

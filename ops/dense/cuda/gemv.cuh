@@ -1,5 +1,5 @@
 // Decode GEMM (M <= 16): reading the weights is the whole cost, so each block streams 16 weight
-// rows with 16-byte non-allocating loads, several steps in flight per thread, and the tensor
+// rows with 16-byte non-allocating loads, eight steps in flight per thread, and the tensor
 // cores do the multiply: the weights are mma's A operand (16 rows), the activations its B operand
 // (one n8 tile for M <= 8, two for M <= 16). Thread (g, q) loads 8 consecutive k of rows g and
 // g+8; the mma's k positions are permuted so those registers are its fragments, and the
@@ -19,9 +19,21 @@ __device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
   return v;
 }
 
-// Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; M <= 8 * kNTiles. Each block owns
-// 16 weight rows; each step a thread loads 8 k of rows g and g + 8 and one activation fragment
-// per n8 tile.
+// The activation loads: kept in L1, where every block of the SM reads the same rows.
+__device__ __forceinline__ uint4 LoadCached16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+// Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; 1 <= M <= 8 * kNTiles. Each block
+// owns 16 weight rows; its warps split K into equal ranges of 32-k steps. A warp issues all loads
+// of kUnroll steps (weights and activations) before its first mma on them, so every load of the
+// chunk is in flight at once; the loads are branch-free: rows past N or M read row N-1 or M-1,
+// whose products land in outputs that are never stored. Only a step that reaches past K (K not a
+// multiple of 32) takes the checked path, with its missing k read as zero.
 template <uint32_t kNTiles, uint32_t kUnroll>
 __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                      bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
@@ -36,51 +48,59 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
   const uint32_t g = lane / 4;
   const uint32_t q = lane % 4;
   const uint32_t row0 = blockIdx.x * kBlockRows;
-  const bf16* w[2];
-  bool ok[2];
+  const bf16* w[2];  // rows g and g + 8 of the block
 #pragma unroll
   for (uint32_t h = 0; h < 2; ++h) {
-    const uint32_t row = row0 + g + 8 * h;
-    ok[h] = row < n;
-    w[h] = b + static_cast<size_t>(row) * ldb + 8 * q;
+    w[h] = b + static_cast<size_t>(min(row0 + g + 8 * h, n - 1)) * ldb + 8 * q;
+  }
+  const bf16* x[kNTiles];  // activation row of this thread's B fragment in each n8 tile
+#pragma unroll
+  for (uint32_t t = 0; t < kNTiles; ++t) {
+    x[t] = a + static_cast<size_t>(min(8 * t + g, m - 1)) * k + 8 * q;
   }
   const uint32_t steps = (k + T::kStepK - 1) / T::kStepK;
   const uint32_t per_warp = (steps + warps - 1) / warps;
   const uint32_t s_begin = min(steps, warp * per_warp);
   const uint32_t s_end = min(steps, s_begin + per_warp);
+  const uint32_t full_end = max(s_begin, min(s_end, k / T::kStepK));  // steps with all 32 k
   float acc[kNTiles][4] = {};
-  for (uint32_t s0 = s_begin; s0 < s_end; s0 += kUnroll) {
+  // One step: two 8 x 16 A fragments (k 8q..8q+3, then 8q+4..8q+7 of rows g, g + 8) per n8 tile.
+  auto mma_step = [&](const uint4& lo, const uint4& hi, const uint4 (&xv)[kNTiles]) {
+#pragma unroll
+    for (uint32_t t = 0; t < kNTiles; ++t) {
+      const uint32_t a_first[4] = {lo.x, hi.x, lo.y, hi.y};
+      const uint32_t b_first[2] = {xv[t].x, xv[t].y};
+      MmaBf16(acc[t], a_first, b_first);
+      const uint32_t a_second[4] = {lo.z, hi.z, lo.w, hi.w};
+      const uint32_t b_second[2] = {xv[t].z, xv[t].w};
+      MmaBf16(acc[t], a_second, b_second);
+    }
+  };
+  uint32_t s = s_begin;
+  for (; s + kUnroll <= full_end; s += kUnroll) {
     uint4 wv[kUnroll][2];
+    uint4 xv[kUnroll][kNTiles];
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) {
-      const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
-      const bool in_k = s0 + u < s_end && kk < k;
+      const uint32_t off = (s + u) * T::kStepK;
+      wv[u][0] = LoadStreaming16(w[0] + off);
+      wv[u][1] = LoadStreaming16(w[1] + off);
 #pragma unroll
-      for (uint32_t h = 0; h < 2; ++h) {
-        wv[u][h] = in_k && ok[h] ? LoadStreaming16(w[h] + (s0 + u) * T::kStepK)
-                                 : make_uint4(0, 0, 0, 0);
-      }
+      for (uint32_t t = 0; t < kNTiles; ++t) xv[u][t] = LoadCached16(x[t] + off);
     }
 #pragma unroll
-    for (uint32_t u = 0; u < kUnroll; ++u) {
-      const uint32_t kk = (s0 + u) * T::kStepK + 8 * q;
-      const bool in_k = s0 + u < s_end && kk < k;
-      const uint4& lo = wv[u][0];
-      const uint4& hi = wv[u][1];
+    for (uint32_t u = 0; u < kUnroll; ++u) mma_step(wv[u][0], wv[u][1], xv[u]);
+  }
+  for (; s < s_end; ++s) {  // fewer than kUnroll steps left, or the step that ends past K
+    const uint32_t off = s * T::kStepK;
+    const bool in_k = off + 8 * q < k;
+    const uint4 zero = make_uint4(0, 0, 0, 0);
+    const uint4 lo = in_k ? LoadStreaming16(w[0] + off) : zero;
+    const uint4 hi = in_k ? LoadStreaming16(w[1] + off) : zero;
+    uint4 xv[kNTiles];
 #pragma unroll
-      for (uint32_t t = 0; t < kNTiles; ++t) {
-        const uint32_t row = 8 * t + g;  // activation row for this thread's B fragment
-        uint4 av = make_uint4(0, 0, 0, 0);
-        if (in_k && row < m)
-          av = __ldg(reinterpret_cast<const uint4*>(a + static_cast<size_t>(row) * k + kk));
-        const uint32_t b_first[2] = {av.x, av.y};
-        const uint32_t b_second[2] = {av.z, av.w};
-        const uint32_t a_first[4] = {lo.x, hi.x, lo.y, hi.y};
-        MmaBf16(acc[t], a_first, b_first);
-        const uint32_t a_second[4] = {lo.z, hi.z, lo.w, hi.w};
-        MmaBf16(acc[t], a_second, b_second);
-      }
-    }
+    for (uint32_t t = 0; t < kNTiles; ++t) xv[t] = in_k ? LoadCached16(x[t] + off) : zero;
+    mma_step(lo, hi, xv);
   }
   // C^T fragments: acc[t][0..1] row g, columns 8t + 2q (+1); [2..3] row g + 8.
   float* mine = partial + warp * kBlockRows * kCols;
@@ -108,17 +128,24 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
 
 using gpuops::ops::dense::GemvTile;
 
-// M <= 8. Grid (ceil(N/16)), block 32 W (8 <= W <= 32), GemvSharedBytes(W, 1) bytes of dynamic
-// shared memory. B rows ldb apart (ldb = K when packed).
-extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
-    dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
-                       uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+// The launch bounds keep each kernel at <= 128 registers (GemvTile::kThreadsPerSm resident).
+#define GPUOPS_GEMV_BOUNDS \
+  __launch_bounds__(GemvTile::kMaxWarps * 32, GemvTile::kThreadsPerSm / (GemvTile::kMaxWarps * 32))
+
+// M <= 8. Grid (ceil(N/16)), block 32 W (W <= 8), GemvSharedBytes(W, 1) bytes of dynamic shared
+// memory. B rows ldb apart (ldb = K when packed).
+extern "C" __global__ void GPUOPS_GEMV_BOUNDS
+dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
+                   uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::Gemv<1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }
 
-// M <= 16. Grid (ceil(N/16)), block 32 W, GemvSharedBytes(W, 2) bytes of dynamic shared memory.
-extern "C" __global__ void __launch_bounds__(GemvTile::kMaxWarps * 32)
-    dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b,
-                        bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+// M <= 16. Grid (ceil(N/16)), block 32 W (W <= 8), GemvSharedBytes(W, 2) bytes of dynamic shared
+// memory.
+extern "C" __global__ void GPUOPS_GEMV_BOUNDS
+dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
+                    uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
   dense_device::Gemv<2, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
 }
+
+#undef GPUOPS_GEMV_BOUNDS

@@ -258,9 +258,22 @@ TEST_F(DenseContractTest, GemvLaunchesOneBlockPer16WeightRows) {
   ASSERT_TRUE(dense_->Run(Variant::kGemvM16, args).ok());
   EXPECT_THAT(gpu_.launches(),
               ElementsAre(Launch(KernelNamed("dense_gemv_bf16_m16"), GridIs(9497, 1, 1),
-                                 BlockIs(256, 1, 1), ArgU32At(3, 16), ArgU32At(6, 4096))));
+                                 BlockIs(128, 1, 1), ArgU32At(3, 16),
+                                 ArgU32At(6, 4096))));
   EXPECT_EQ(dense_->Run(Variant::kGemvM8, args).code(), absl::StatusCode::kInvalidArgument)
       << "16 rows exceed gemv_m8's 8";
+}
+
+// 8 warps per block while all blocks fit at once (2 blocks of 8 warps per SM, 132 SMs on the
+// mock), 4 beyond; shared memory holds one 16 x 8 FP32 partial per warp and n8 tile.
+TEST_F(DenseContractTest, GemvTakesEightWarpsOnlyWhenEveryBlockIsResident) {
+  ASSERT_TRUE(dense_->Run(Variant::kGemvM8, Args(1, 16 * 264, 4096)).ok());
+  ASSERT_TRUE(dense_->Run(Variant::kGemvM8, Args(1, 16 * 264 + 1, 4096)).ok());
+  ASSERT_TRUE(dense_->Run(Variant::kGemvM16, Args(9, 4096, 4096)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(GridIs(264, 1, 1), BlockIs(256, 1, 1), SharedMemIs(8 * 512)),
+                          Launch(GridIs(265, 1, 1), BlockIs(128, 1, 1), SharedMemIs(4 * 512)),
+                          Launch(GridIs(256, 1, 1), BlockIs(256, 1, 1), SharedMemIs(8 * 1024))));
 }
 
 TEST(DenseDispatchTest, PrefillFallsBackToPipelinedOnATargetWithoutSm90a) {

@@ -69,6 +69,7 @@ class Runner {
     if (const uint64_t ws = dense_.WorkspaceBytes(v, args); ws > 0) {
       GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu_, ws));
       args.workspace = workspace.ptr();
+      args.workspace_bytes = ws;
     }
     GPUOPS_RETURN_IF_ERROR(dense_.Run(v, args));
     GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
@@ -101,10 +102,10 @@ struct Problem {
     args.m = shape.m;
     args.n = shape.n;
     args.k = shape.k;
-    args.ldb =
-        spec.shape == ops::dense::ArgShape::kGemmLdb || spec.shape == ops::dense::ArgShape::kGemmTma
-            ? shape.ldb
-            : 0;
+    args.ldb = spec.shape == ops::dense::ArgShape::kGemmLdb ||
+                       ops::dense::TakesTensorMaps(spec.shape)
+                   ? shape.ldb
+                   : 0;
     return args;
   }
   const std::pair<std::vector<double>, std::vector<double>>& Float64() {
@@ -160,7 +161,7 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
       CheckWrittenAndGuard(out, mn, kPoison, stats);
       const auto& [value, abs] = p.Float64();
       CheckTensorCoreBound(out, p.shape.m, p.shape.n, p.cols, value, abs, stats);
-      if (v == Variant::kSplitK) {
+      if (!Spec(v).reduce_kernel.empty()) {
         GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> again, run.RunInto(v, args));
         CheckBitIdentical(again, out, "split-K second run", stats);
       }
@@ -207,7 +208,7 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
   const bool any_n = spec.n_multiple == 1;
   const bool ldb = spec.shape == ops::dense::ArgShape::kGemmLdb;
   // TMA variants read B's stride from the tensor map: odd N runs with padded rows, the rest packed.
-  const bool tma = spec.shape == ops::dense::ArgShape::kGemmTma;
+  const bool tma = ops::dense::TakesTensorMaps(spec.shape);
   std::vector<uint32_t> ms;
   std::vector<uint32_t> ns;
   std::vector<uint32_t> ks;
@@ -228,6 +229,9 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
     if (spec.max_m > 8) ms.insert(ms.begin() + 2, {8, 9});
     // Their warps take K in chunks of 256: a K past the last chunk, ending mid-step.
     if (set == ShapeSet::kFull) ks.push_back(4096 + spec.k_multiple);
+  }
+  if (spec.shape == ops::dense::ArgShape::kSplitKTma && set == ShapeSet::kFull) {
+    ks.push_back(4096 + spec.k_multiple);  // 65 k-blocks over the splits, the last one partial
   }
   std::vector<DenseShape> out;
   for (uint32_t k : ks) {

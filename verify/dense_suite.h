@@ -37,7 +37,7 @@ struct DenseShape {
 // The shapes a variant is checked at. Full: M in {1, 15, 16, 17, 128, 300}, N in {64, 200,
 // 4096, 151937}, K in {the variant's minimum, 4096}; odd N only for variants that take any N,
 // and ldb = K + 8 for the _ldb variants; small-M variants take M at the edges of their range and
-// also K = 4096 + their minimum. Quick: a subset sized for a CPU.
+// also K = 4096 + their minimum, as does wgmma_128x128_splitk. Quick: a subset sized for a CPU.
 std::vector<DenseShape> DenseShapes(ShapeSet set, ops::dense::Variant v);
 
 struct DenseCaseResult {

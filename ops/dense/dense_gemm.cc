@@ -66,7 +66,7 @@ absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu, const ModuleImage& im
 
 bool DenseGemm::Ships(Variant v) const {
   if (kernel(v).is_null()) return false;
-  return v != Variant::kSplitK || !splitk_reduce_.is_null();
+  return Spec(v).reduce_kernel.empty() || !splitk_reduce_.is_null();
 }
 
 absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
@@ -94,7 +94,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                                 "any N"));
   }
   const uint32_t ldb = EffectiveLdb(args);
-  if (spec.shape == ArgShape::kGemmLdb || spec.shape == ArgShape::kGemmTma) {
+  if (spec.shape == ArgShape::kGemmLdb || TakesTensorMaps(spec.shape)) {
     if (ldb < args.k || ldb % 8 != 0) {
       return Invalid(spec, StrCat("ldb=", ldb, " must be >= k=", args.k,
                                   " and a multiple of 8 (16-byte-aligned B rows)"));
@@ -117,18 +117,26 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
     return Invalid(spec, StrCat("m=", args.m, ", n=", args.n, " need a grid of ", ToString(grid),
                                 ", over the device limit"));
   }
-  if (v == Variant::kSplitK) {
-    const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
-    if (splits < 1 || splits > SplitKTile::kMaxSplits) {
-      return Invalid(spec, StrCat("splits=", splits, " is outside 1..", SplitKTile::kMaxSplits));
+  if (!spec.reduce_kernel.empty()) {
+    const uint32_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
+    const uint32_t max_splits = v == Variant::kSplitK
+                                    ? SplitKTile::kMaxSplits
+                                    : std::min(SplitKTile::kMaxSplits, CeilDiv(args.k, 64u));
+    if (splits < 1 || splits > max_splits) {
+      return Invalid(spec, StrCat("splits=", splits, " is outside 1..", max_splits,
+                                  v == Variant::kSplitK ? "" : " (at most one per 64 k)"));
     }
     if (args.m > device.max_grid.y) {
       return Invalid(spec, StrCat("m=", args.m, " exceeds the reduce grid's limit of ",
                                   device.max_grid.y, " rows"));
     }
+    const uint64_t need = WorkspaceBytes(v, args);
     if (args.workspace.is_null()) {
-      return Invalid(spec, StrCat("needs a workspace of ", WorkspaceBytes(v, args),
-                                  " bytes (WorkspaceBytes)"));
+      return Invalid(spec, StrCat("needs a workspace of ", need, " bytes (WorkspaceBytes)"));
+    }
+    if (args.workspace_bytes != 0 && args.workspace_bytes < need) {
+      return Invalid(spec, StrCat("workspace_bytes=", args.workspace_bytes, " is less than the ",
+                                  need, " bytes ", splits, " splits need (WorkspaceBytes)"));
     }
   }
   return absl::OkStatus();
@@ -138,7 +146,11 @@ Dim3 DenseGemm::Grid(Variant v, const GemmArgs& args) const {
   const VariantSpec& spec = Spec(v);
   if (spec.order == GridOrder::kPersistent) {
     const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
-    return {static_cast<uint32_t>(std::min(TileCount(spec, args.m, args.n), sms)), 1, 1};
+    uint64_t units = TileCount(spec, args.m, args.n);
+    if (spec.shape == ArgShape::kSplitKTma) {
+      units *= args.splits == 0 ? SplitsFor(v, args) : args.splits;
+    }
+    return {static_cast<uint32_t>(std::min(units, sms)), 1, 1};
   }
   return TileGrid(spec, args.m, args.n);
 }
@@ -154,24 +166,61 @@ LaunchDims DenseGemm::Dims(Variant v, const GemmArgs& args) const {
           GemvSharedBytes(warps, CeilDiv(spec.max_m, 8))};
 }
 
-uint32_t DenseGemm::SplitsFor(const GemmArgs& args) const {
-  const Dim3 grid = TileGrid(Spec(Variant::kSplitK), args.m, args.n);
-  const uint64_t tiles = uint64_t{grid.x} * grid.y;
-  const uint64_t want =
-      CeilDiv64(2 * static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1)), tiles);
+uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
+  const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
+  const uint64_t tiles = std::max<uint64_t>(1, TileCount(Spec(v), args.m, args.n));
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
+  if (v == Variant::kWgmma128x128SplitK) {
+    // One wave: tiles x splits <= SMs.
+    return static_cast<uint32_t>(
+        std::clamp<uint64_t>(std::min(sms / tiles, by_k), 1, kWgmmaMaxSplits));
+  }
+  const uint64_t want = CeilDiv64(2 * sms, tiles);
   return static_cast<uint32_t>(std::clamp<uint64_t>(std::min(want, by_k), 1, 16));
 }
 
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
-  if (v != Variant::kSplitK) return 0;
-  const uint64_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
+  if (Spec(v).reduce_kernel.empty()) return 0;
+  const uint64_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
   return splits * args.m * args.n * sizeof(float);
+}
+
+// Measured on the H200 (bench/NOTES.md, split-K): 4 splits of 32 tiles run 1.13x (K = 4096)
+// to 1.63x (K = 14336) faster than the 32 tiles alone; 2 splits of 48 tiles ran slower, the
+// FP32 partials and the reduce costing more than the idle SMs.
+bool DenseGemm::WorthSplitting(const GemmArgs& args) const {
+  return args.m > 16 && SplitsFor(Variant::kWgmma128x128SplitK, args) >= 4 &&
+         Ships(Variant::kWgmma128x128SplitK);
+}
+
+uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
+  return WorthSplitting(args) ? WorkspaceBytes(Variant::kWgmma128x128SplitK, args) : 0;
 }
 
 absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
   GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
   return Launch(v, args, stream);
+}
+
+absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& spec,
+                                                             const GemmArgs& args) const {
+  // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
+  // 128-byte swizzle (kK BF16 = 128 bytes).
+  auto map = [&](DevicePtr base, uint32_t rows, uint32_t stride, uint32_t box_rows) {
+    TensorMapDesc d;
+    d.data_type = TensorMapDataType::kBF16;
+    d.rank = 2;
+    d.global_address = base;
+    d.global_dims = {args.k, rows};
+    d.global_strides = {0, uint64_t{stride} * 2};
+    d.box_dims = {WgmmaTile<256>::kK, box_rows};
+    d.swizzle = TensorMapSwizzle::k128B;
+    return gpu_->EncodeTensorMap(d);
+  };
+  TmaMaps maps;
+  GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a, args.m, args.k, spec.tile_m));
+  GPUOPS_ASSIGN_OR_RETURN(maps.b, map(args.b, args.n, EffectiveLdb(args), spec.tile_n));
+  return maps;
 }
 
 absl::Status DenseGemm::Launch(Variant v, const GemmArgs& args, StreamHandle stream) const {
@@ -191,31 +240,24 @@ absl::Status DenseGemm::Launch(Variant v, const GemmArgs& args, StreamHandle str
           .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k,
                   args.scale);
     case ArgShape::kGemmTma: {
-      // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
-      // 128-byte swizzle (kK BF16 = 128 bytes).
-      auto map = [&](DevicePtr base, uint32_t rows, uint32_t stride, uint32_t box_rows) {
-        TensorMapDesc d;
-        d.data_type = TensorMapDataType::kBF16;
-        d.rank = 2;
-        d.global_address = base;
-        d.global_dims = {args.k, rows};
-        d.global_strides = {0, uint64_t{stride} * 2};
-        d.box_dims = {WgmmaTile<256>::kK, box_rows};
-        d.swizzle = TensorMapSwizzle::k128B;
-        return gpu_->EncodeTensorMap(d);
-      };
-      GPUOPS_ASSIGN_OR_RETURN(TensorMapBytes a_map, map(args.a, args.m, args.k, spec.tile_m));
-      GPUOPS_ASSIGN_OR_RETURN(TensorMapBytes b_map,
-                              map(args.b, args.n, EffectiveLdb(args), spec.tile_n));
+      GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
       return TmaGemmDef(spec.kernel)
-          .Launch(*gpu_, kernel, dims, stream, a_map, b_map, args.c, args.m, args.n, args.k);
+          .Launch(*gpu_, kernel, dims, stream, maps.a, maps.b, args.c, args.m, args.n, args.k);
     }
-    case ArgShape::kSplitK: {
-      const uint32_t splits = args.splits == 0 ? SplitsFor(args) : args.splits;
-      GPUOPS_RETURN_IF_ERROR(
-          SplitKPartialDef(spec.kernel)
-              .Launch(*gpu_, kernel, {TileGrid(spec, args.m, args.n, splits), spec.block, 0},
-                      stream, args.a, args.b, args.workspace, args.m, args.n, args.k, splits));
+    case ArgShape::kSplitK:
+    case ArgShape::kSplitKTma: {
+      const uint32_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
+      if (spec.shape == ArgShape::kSplitK) {
+        GPUOPS_RETURN_IF_ERROR(
+            SplitKPartialDef(spec.kernel)
+                .Launch(*gpu_, kernel, {TileGrid(spec, args.m, args.n, splits), spec.block, 0},
+                        stream, args.a, args.b, args.workspace, args.m, args.n, args.k, splits));
+      } else {
+        GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
+        GPUOPS_RETURN_IF_ERROR(TmaSplitKPartialDef(spec.kernel)
+                                   .Launch(*gpu_, kernel, dims, stream, maps.a, maps.b,
+                                           args.workspace, args.m, args.n, args.k, splits));
+      }
       const LaunchDims reduce{{CeilDiv(args.n, SplitKTile::kReduceThreads), args.m, 1},
                               {SplitKTile::kReduceThreads, 1, 1},
                               0};
@@ -229,7 +271,7 @@ absl::Status DenseGemm::Launch(Variant v, const GemmArgs& args, StreamHandle str
 
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
-  absl::InlinedVector<Variant, 8> order;
+  absl::InlinedVector<Variant, 10> order;
   if (args.m <= 8) order.push_back(Variant::kGemvM8);
   if (args.m <= 16) {
     order.push_back(Variant::kGemvM16);
@@ -242,6 +284,10 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
       std::ceil(TileCount(Spec(Variant::kWgmma128x256), args.m, args.n) / sms);
   const double narrow_waves =
       std::ceil(TileCount(Spec(Variant::kWgmma128x128), args.m, args.n) / sms) * 0.55;
+  if (WorthSplitting(args) &&
+      args.workspace_bytes >= WorkspaceBytes(Variant::kWgmma128x128SplitK, args)) {
+    order.push_back(Variant::kWgmma128x128SplitK);
+  }
   if (narrow_waves < wide_waves) {
     order.insert(order.end(), {Variant::kWgmma128x128, Variant::kWgmma128x256});
   } else {

@@ -35,6 +35,8 @@ using SplitKPartialDef =
 using SplitKReduceDef = KernelDef<param::Ptr, param::Ptr, param::U32, param::U32, param::U32>;
 using TmaGemmDef =
     KernelDef<param::TensorMap, param::TensorMap, param::Ptr, param::U32, param::U32, param::U32>;
+using TmaSplitKPartialDef = KernelDef<param::TensorMap, param::TensorMap, param::Ptr, param::U32,
+                                      param::U32, param::U32, param::U32>;
 
 struct GemmArgs {
   DevicePtr a;  // [M, K] BF16, rows K apart, 16-byte aligned
@@ -47,8 +49,12 @@ struct GemmArgs {
   // (ldb >= K, ldb % 8 == 0); they also accept any N.
   uint32_t ldb = 0;
   float scale = 1.0f;   // tc_scaled_acc: c = bf16(fmaf(scale, bf16(A·Bᵀ), c))
-  DevicePtr workspace;  // splitk: WorkspaceBytes() bytes
-  uint32_t splits = 0;  // splitk: 1..64; 0 lets SplitsFor() choose
+  // Split-K variants: WorkspaceBytes() bytes at `workspace`. workspace_bytes states its size:
+  // CanImplement refuses a smaller one, and Gemm() considers a split-K variant only when it
+  // covers that variant's need (0: size not stated; Run trusts it, Gemm never splits).
+  DevicePtr workspace;
+  uint64_t workspace_bytes = 0;
+  uint32_t splits = 0;  // split-K: 1..64 (wgmma: 1..ceil(K / 64)); 0 lets SplitsFor() choose
 };
 
 class DenseGemm {
@@ -64,8 +70,11 @@ class DenseGemm {
 
   absl::Status CanImplement(Variant v, const GemmArgs& args) const;
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
-  // The split count split-K uses when args.splits is 0: enough blocks for two waves.
-  uint32_t SplitsFor(const GemmArgs& args) const;
+  // The split count a split-K variant uses when args.splits is 0: splitk, enough blocks for
+  // two waves; wgmma_128x128_splitk, as many as keep tiles x splits within one wave of SMs.
+  uint32_t SplitsFor(Variant v, const GemmArgs& args) const;
+  // The workspace that lets Gemm() pick a split-K variant for `args` (0 when it would not).
+  uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
   absl::Status Run(Variant v, const GemmArgs& args, StreamHandle stream = {}) const;
 
   // The grid a variant launches for `args` (persistent variants: min(tiles, SMs)).
@@ -76,8 +85,9 @@ class DenseGemm {
   // The dispatcher, first variant that ships and can implement the call:
   //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;
   //   prefill: the sm_90a wgmma kernel (128 x 256 tiles, or 128 x 128 when that wastes fewer
-  //   SM-waves), then pipelined (pipelined_ldb for a B stride or N not a multiple of 8), then
-  //   scalar when nothing faster is shipped.
+  //   SM-waves; wgmma_128x128_splitk when 128 x 128 tiles fill at most a quarter of the SMs
+  //   and the args carry GemmWorkspaceBytes() of workspace), then pipelined (pipelined_ldb for a B
+  //   stride or N not a multiple of 8), then scalar when nothing faster is shipped.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
   absl::Status Gemm(const GemmArgs& args, StreamHandle stream = {}) const;
 
@@ -86,6 +96,13 @@ class DenseGemm {
  private:
   // Run without the CanImplement check: for callers that have just made it.
   absl::Status Launch(Variant v, const GemmArgs& args, StreamHandle stream) const;
+  struct TmaMaps {
+    TensorMapBytes a;
+    TensorMapBytes b;
+  };
+  absl::StatusOr<TmaMaps> EncodeTmaMaps(const VariantSpec& spec, const GemmArgs& args) const;
+  // Whether the dispatcher would take wgmma_128x128_splitk for `args` given the workspace.
+  bool WorthSplitting(const GemmArgs& args) const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;

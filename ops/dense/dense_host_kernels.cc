@@ -271,8 +271,10 @@ absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
 }
 
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
-// [N, K] operands with the kernel's boxes and swizzle; block b walks tiles b, b + grid.x, ...
-template <uint32_t kTileN>
+// [N, K] operands with the kernel's boxes and swizzle; block b walks units b, b + grid.x, ...
+// kSplitK: unit u is tile u % tiles over the k-blocks of split u / tiles (SplitKBlocks), whose
+// FP32 sums go to workspace[split][M][N] (argument #2); otherwise units are tiles and C is BF16.
+template <uint32_t kTileN, bool kSplitK>
 absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   using T = WgmmaTile<kTileN>;
   GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {T::kThreads, 1, 1}));
@@ -286,6 +288,16 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
   GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
   GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
+  uint32_t splits = 1;
+  if constexpr (kSplitK) {
+    GPUOPS_ASSIGN_OR_RETURN(splits, l.u32(6));
+    const uint32_t k_blocks = CeilDiv(k, T::kK);
+    if (splits < 1 || splits > k_blocks) {
+      return absl::InvalidArgumentError(StrCat(l.kernel(), ": argument #6 (splits) is ", splits,
+                                               ", the kernel needs 1..", k_blocks,
+                                               " (one k-block of ", T::kK, " per split at least)"));
+    }
+  }
   auto check_map = [&](const TensorMapDesc& d, std::string_view name, uint32_t rows,
                        uint32_t box_rows) -> absl::Status {
     if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 || d.global_dims[0] != k ||
@@ -306,23 +318,40 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
       g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k, "argument #0 (a_map)"));
   GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(b_map.global_address, uint64_t{n - 1} * g.ldb + k,
                                                   "argument #1 (b_map)"));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr c, l.ptr(2));
-  GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(c, uint64_t{m} * n, "argument #2 (c)"));
+  GPUOPS_ASSIGN_OR_RETURN(DevicePtr out, l.ptr(2));
+  absl::Span<float> ws;
+  if constexpr (kSplitK) {
+    GPUOPS_ASSIGN_OR_RETURN(
+        ws, mem.View<float>(out, uint64_t{splits} * m * n, "argument #2 (workspace)"));
+  } else {
+    GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(out, uint64_t{m} * n, "argument #2 (c)"));
+  }
   const uint32_t num_m = CeilDiv(m, T::kM);
   const uint32_t num_n = CeilDiv(n, T::kN);
+  const uint64_t tiles = uint64_t{num_m} * num_n;
+  const uint32_t k_blocks = CeilDiv(k, T::kK);
   std::vector<float> acc;
   for (uint64_t block = 0; block < l.grid().x; ++block) {
-    for (uint64_t t = block; t < uint64_t{num_m} * num_n; t += l.grid().x) {
+    for (uint64_t u = block; u < tiles * splits; u += l.grid().x) {
       const TileCoord coord =
-          PersistentTileCoords(static_cast<uint32_t>(t), num_m, num_n, T::kGroupM);
+          PersistentTileCoords(static_cast<uint32_t>(u % tiles), num_m, num_n, T::kGroupM);
+      const auto split = static_cast<uint32_t>(u / tiles);
+      const KBlockRange range = SplitKBlocks(split, splits, k_blocks);
       const uint32_t row0 = coord.m_block * T::kM;
       const uint32_t col0 = coord.n_block * T::kN;
       const uint32_t rows = std::min(T::kM, m - row0);
       const uint32_t cols = std::min(T::kN, n - col0);
-      TileSums(g, row0, rows, col0, cols, 0, k, false, acc);
+      TileSums(g, row0, rows, col0, cols, range.begin * T::kK, std::min(k, range.end * T::kK),
+               false, acc);
       for (uint32_t r = 0; r < rows; ++r) {
         for (uint32_t j = 0; j < cols; ++j) {
-          g.c[size_t{row0 + r} * n + col0 + j] = FloatToBf16(acc[size_t{r} * cols + j]);
+          const float v = acc[size_t{r} * cols + j];
+          const size_t at = size_t{row0 + r} * n + col0 + j;
+          if constexpr (kSplitK) {
+            ws[size_t{split} * m * n + at] = v;
+          } else {
+            g.c[at] = FloatToBf16(v);
+          }
         }
       }
     }
@@ -337,8 +366,9 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, l, mem); });
   registry.Register(Spec(Variant::kGemvM16).kernel,
                     [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, l, mem); });
-  registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256>);
-  registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128>);
+  registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256, false>);
+  registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128, false>);
+  registry.Register(Spec(Variant::kWgmma128x128SplitK).kernel, Wgmma<128, true>);
   registry.Register(Spec(Variant::kScalar).kernel, Scalar);
   auto whole = [&registry](Variant v, TileKernel t) {
     registry.Register(Spec(v).kernel,

@@ -30,6 +30,7 @@ enum class Variant : uint8_t {
   kGemvM16,
   kWgmma128x256,
   kWgmma128x128,
+  kWgmma128x128SplitK,
 };
 
 // The argument list a variant's kernel takes; one launcher per shape.
@@ -39,13 +40,19 @@ enum class ArgShape : uint8_t {
   kGemmScaledAcc,  // (a, b, c, m, n, k, scale): c = bf16(fmaf(scale, bf16(A·Bᵀ), c))
   kSplitK,   // partial (a, b, workspace, m, n, k, splits), then reduce (workspace, c, m, n, splits)
   kGemmTma,  // (a_map, b_map, c, m, n, k): A and B through TMA tensor maps (B's map holds ldb)
+  kSplitKTma,  // partial (a_map, b_map, workspace, m, n, k, splits), then split-K's reduce
 };
+
+// Whether the variant's kernel takes A and B as TMA tensor maps (B's row stride in B's map).
+constexpr bool TakesTensorMaps(ArgShape s) {
+  return s == ArgShape::kGemmTma || s == ArgShape::kSplitKTma;
+}
 
 // How a variant's grid covers the output.
 enum class GridOrder : uint8_t {
   kNFast,       // grid (ceil(N / tile_n), ceil(M / tile_m)): blockIdx.x walks N
-  kPersistent,  // grid (min(tiles, SMs)): block b takes tiles b, b + grid.x, ... in
-                // PersistentTileCoords order
+  kPersistent,  // grid (min(units, SMs)), units = tiles (x splits for split-K): block b takes
+                // units b, b + grid.x, ... in PersistentTileCoords order
 };
 
 // Accuracy contracts (../shared/docs/numerics.md).
@@ -232,6 +239,22 @@ inline constexpr auto kVariants = std::to_array<VariantSpec>({
      8,
      1,
      "sm_90a: as wgmma_128x256 with 128-wide tiles (more tiles for small problems)",
+     0,
+     WgmmaTile<128>::kSharedBytes,
+     GridOrder::kPersistent},
+    {Variant::kWgmma128x128SplitK,
+     "wgmma_128x128_splitk",
+     "dense_gemm_bf16_wgmma_128x128_splitk",
+     "dense_gemm_bf16_splitk_reduce",
+     ArgShape::kSplitKTma,
+     Accuracy::kTensorCore,
+     WgmmaTile<128>::kM,
+     WgmmaTile<128>::kN,
+     {WgmmaTile<128>::kThreads, 1, 1},
+     8,
+     1,
+     "sm_90a: wgmma_128x128 over tiles x K splits (FP32 partials, reduced in split order); "
+     "fills the SMs when M x N has few tiles",
      0,
      WgmmaTile<128>::kSharedBytes,
      GridOrder::kPersistent},

@@ -151,17 +151,24 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
   ops::dense::GemmArgs args{
       .a = a.ptr(), .b = b[0].ptr(), .c = c_ours.ptr(), .m = s.m, .n = s.n, .k = s.k};
   ops::dense::Variant variant;
+  DeviceBuffer workspace;
   if (s.variant.empty()) {
+    // The dispatcher may split K when it is given the workspace for it.
+    if (const uint64_t ws = dense.GemmWorkspaceBytes(args); ws > 0) {
+      GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu, ws));
+      args.workspace = workspace.ptr();
+      args.workspace_bytes = ws;
+    }
     GPUOPS_ASSIGN_OR_RETURN(variant, dense.Pick(args));
   } else {
     GPUOPS_ASSIGN_OR_RETURN(variant, ops::dense::ParseVariant(s.variant));
     if (ops::dense::Spec(variant).shape == ops::dense::ArgShape::kGemmLdb) args.ldb = s.k;
   }
   row.variant = std::string(ops::dense::Spec(variant).name);
-  DeviceBuffer workspace;
-  if (const uint64_t ws = dense.WorkspaceBytes(variant, args); ws > 0) {
+  if (const uint64_t ws = dense.WorkspaceBytes(variant, args); ws > args.workspace_bytes) {
     GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu, ws));
     args.workspace = workspace.ptr();
+    args.workspace_bytes = ws;
   }
   if (absl::Status can = dense.CanImplement(variant, args); !can.ok()) {
     row.note = StrCat("not run: ", can.message());

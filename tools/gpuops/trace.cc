@@ -77,6 +77,8 @@ int RunTrace(const TraceOptions& o) {
     *ptr = *p;
     buffers[p->address()] = name;
   }
+  // The dispatcher is traced as a caller that passes the workspace it asks for (GemmWorkspaceBytes).
+  args.workspace_bytes = dense->GemmWorkspaceBytes(args);
   auto picked = variant ? absl::StatusOr<ops::dense::Variant>(*variant) : dense->Pick(args);
   absl::Status s = picked.ok() ? dense->Run(*picked, args) : picked.status();
   if (!s.ok()) {

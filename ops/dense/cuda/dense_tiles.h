@@ -103,7 +103,8 @@ GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n
 // warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages completing on
 // mbarriers; two consumer warpgroups each compute 64 x kN of the 128 x kN tile with
 // wgmma.m64n{kN}k16. Tiles are visited in PersistentTileCoords order: block b takes tiles
-// b, b + gridDim.x, ...; grid.x = min(tiles, SMs).
+// b, b + gridDim.x, ...; grid.x = min(tiles, SMs). The split-K kernel (128 x 128 tiles) walks
+// tiles x splits units the same way, unit u being tile u % tiles over split u / tiles's k-blocks.
 template <uint32_t kTileN>
 struct WgmmaTile {
   static constexpr uint32_t kM = 128, kN = kTileN, kK = 64;
@@ -141,6 +142,20 @@ GPUOPS_HOST_DEVICE constexpr TileCoord PersistentTileCoords(uint32_t t, uint32_t
   const uint32_t in_group = t % per_group;
   return {first_m + in_group % rows, in_group / rows};
 }
+
+// The k-blocks [begin, end) of split `split` of `splits` over `k_blocks` (the split-K wgmma
+// kernel's units): balanced, and non-empty whenever splits <= k_blocks.
+struct KBlockRange {
+  uint32_t begin;
+  uint32_t end;
+};
+GPUOPS_HOST_DEVICE constexpr KBlockRange SplitKBlocks(uint32_t split, uint32_t splits,
+                                                      uint32_t k_blocks) {
+  return {static_cast<uint32_t>(uint64_t{split} * k_blocks / splits),
+          static_cast<uint32_t>(uint64_t{split + 1} * k_blocks / splits)};
+}
+// The most splits the split-K wgmma launcher chooses (the kernel takes up to ceil(K / 64)).
+inline constexpr uint32_t kWgmmaMaxSplits = 16;
 
 static_assert(WgmmaTile<256>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<128>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");

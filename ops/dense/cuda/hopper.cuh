@@ -6,7 +6,8 @@
 // consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
 // from TMA and are masked in the epilogue, so any M and N work; B's row stride comes from its
 // tensor map. The epilogue stages C through shared memory for 16-byte row stores, or writes
-// straight from registers when N % 8 != 0 (C rows not 16-byte aligned).
+// straight from registers when N % 8 != 0 (C rows not 16-byte aligned). The split-K kernel
+// spreads each tile's K over several units of work and writes FP32 partials instead.
 #pragma once
 
 #include <cuda.h>
@@ -87,10 +88,14 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
   }
 }
 
-template <uint32_t kTileN>
+// kSplitK: the work is tiles x splits units; unit u computes tile u % tiles over the k-blocks
+// of split u / tiles and writes its FP32 partial to workspace[split][M][N] (c is unused);
+// dense_gemm_bf16_splitk_reduce then sums the splits in order. Otherwise splits == 1 and the
+// epilogue writes BF16 C.
+template <uint32_t kTileN, bool kSplitK>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
-                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
-                                           uint32_t k) {
+                                           bf16* __restrict__ c, float* __restrict__ workspace,
+                                           uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
   using T = gpuops::ops::dense::WgmmaTile<kTileN>;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem =
@@ -106,6 +111,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   const uint32_t num_m = (m + T::kM - 1) / T::kM;
   const uint32_t num_n = (n + T::kN - 1) / T::kN;
   const uint32_t tiles = num_m * num_n;
+  const uint32_t units = tiles * splits;
   const uint32_t k_blocks = (k + T::kK - 1) / T::kK;
 
   if (threadIdx.x == 0) {
@@ -122,9 +128,11 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) {
       uint32_t stage = 0;
       uint32_t phase = 0;
-      for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const auto coord = gpuops::ops::dense::PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
-        for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+      for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+        const auto coord =
+            gpuops::ops::dense::PersistentTileCoords(unit % tiles, num_m, num_n, T::kGroupM);
+        const auto range = gpuops::ops::dense::SplitKBlocks(unit / tiles, splits, k_blocks);
+        for (uint32_t kb = range.begin; kb < range.end; ++kb) {
           MbarWait(&empty[stage], phase ^ 1);
           MbarExpectTx(&full[stage], T::kStageBytes);
           TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK,
@@ -148,12 +156,15 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   float acc[kTileN / 2];
   uint32_t stage = 0;
   uint32_t phase = 0;
-  for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const auto coord = gpuops::ops::dense::PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
+  for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+    const auto coord =
+        gpuops::ops::dense::PersistentTileCoords(unit % tiles, num_m, num_n, T::kGroupM);
+    const uint32_t split = unit / tiles;
+    const auto range = gpuops::ops::dense::SplitKBlocks(split, splits, k_blocks);
     // One k-block's wgmma batch stays in flight while the next is issued; a stage is released
     // once the batch that read it has completed.
     uint32_t previous = T::kStages;
-    for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+    for (uint32_t kb = range.begin; kb < range.end; ++kb) {
       MbarWait(&full[stage], phase);
       const uint8_t* a_stage = a_tiles + stage * T::kABytes + consumer * 64 * 128;
       const uint8_t* b_stage = b_tiles + stage * T::kBBytes;
@@ -161,7 +172,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
 #pragma unroll
       for (uint32_t kk = 0; kk < T::kK / 16; ++kk) {
         WgmmaK16<kTileN>(acc, SmemDescriptor(a_stage + kk * 32), SmemDescriptor(b_stage + kk * 32),
-                         kb > 0 || kk > 0);
+                         kb > range.begin || kk > 0);
       }
       WgmmaCommit();
       WgmmaWait<1>();
@@ -176,6 +187,30 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
+    if constexpr (kSplitK) {
+      // FP32 partials straight from registers: column pairs where rows are 8-byte aligned.
+      const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
+      const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
+#pragma unroll
+      for (uint32_t h = 0; h < 2; ++h) {
+        const uint32_t row = row_base + 8 * h;
+        if (row >= m) continue;
+        float* w_row = workspace + (static_cast<size_t>(split) * m + row) * n;
+#pragma unroll
+        for (uint32_t j = 0; j < kTileN / 8; ++j) {
+          const uint32_t col = col_base + 8 * j;
+          const float v0 = acc[4 * j + 2 * h];
+          const float v1 = acc[4 * j + 2 * h + 1];
+          if (n % 2 == 0 && col + 1 < n) {
+            *reinterpret_cast<float2*>(w_row + col) = make_float2(v0, v1);
+          } else {
+            if (col < n) w_row[col] = v0;
+            if (col + 1 < n) w_row[col + 1] = v1;
+          }
+        }
+      }
+      continue;
+    }
     if (n % 8 != 0) {
       // Straight from registers: column pairs where C rows are 4-byte aligned, else elements.
       const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
@@ -245,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<256>(&a_map, &b_map, c, m, n, k);
+  dense_device::HopperGemm<256, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
@@ -254,7 +289,18 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128>(&a_map, &b_map, c, m, n, k);
+  dense_device::HopperGemm<128, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
+// Split-K partials: grid (min(tiles x splits, SMs)), block 384, dynamic shared memory
+// WgmmaTile<128>::kSharedBytes; 1 <= splits <= ceil(K / 64). Writes workspace[splits][M][N]
+// (FP32); dense_gemm_bf16_splitk_reduce sums it into C.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x128_splitk(const __grid_constant__ CUtensorMap a_map,
+                                         const __grid_constant__ CUtensorMap b_map,
+                                         float* __restrict__ workspace, uint32_t m, uint32_t n,
+                                         uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<128, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

@@ -3,6 +3,7 @@
 // and the host emulation catching a launcher with swapped grid axes, an under-sized workspace
 // and a wrong ldb.
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -47,7 +48,7 @@ TEST(DenseSignaturesTest, EveryVariantsArgumentShapeMatchesItsCompiledKernel) {
     ASSERT_NE(sig, nullptr) << kernel;
     EXPECT_THAT(SizesOf(*sig), ::testing::ElementsAreArray(sizes)) << kernel;
   };
-  size_t kernels = 0;
+  std::set<std::string> kernels;
   for (const VariantSpec& s : kVariants) {
     switch (s.shape) {
       case ArgShape::kGemm:
@@ -65,12 +66,17 @@ TEST(DenseSignaturesTest, EveryVariantsArgumentShapeMatchesItsCompiledKernel) {
       case ArgShape::kSplitK:
         expect(s.kernel, SplitKPartialDef::kParamSizes);
         expect(s.reduce_kernel, SplitKReduceDef::kParamSizes);
-        ++kernels;
+        break;
+      case ArgShape::kSplitKTma:
+        expect(s.kernel, TmaSplitKPartialDef::kParamSizes);
+        expect(s.reduce_kernel, SplitKReduceDef::kParamSizes);
         break;
     }
-    ++kernels;
+    kernels.insert(std::string(s.kernel));
+    if (!s.reduce_kernel.empty()) kernels.insert(std::string(s.reduce_kernel));
   }
-  EXPECT_EQ(kernels, table->kernels().size()) << "signatures.txt has a kernel no variant uses";
+  EXPECT_EQ(kernels.size(), table->kernels().size())
+      << "signatures.txt has a kernel no variant uses";
 }
 
 // A loaded family on a mock that records without executing, with small stand-in buffers.
@@ -202,8 +208,51 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"SplitKWithoutWorkspace", Variant::kSplitK, [](GemmArgs& a) { a.splits = 4; },
                 "needs a workspace of 65536 bytes"},
         Refusal{"TooManySplits", Variant::kSplitK, [](GemmArgs& a) { a.splits = 65; },
-                "splits=65 is outside 1..64"}),
+                "splits=65 is outside 1..64"},
+        Refusal{"WgmmaSplitsPastTheKBlocks", Variant::kWgmma128x128SplitK,
+                [](GemmArgs& a) { a.splits = 5; },
+                "splits=5 is outside 1..4 (at most one per 64 k)"},
+        Refusal{"WgmmaSplitKWithoutWorkspace", Variant::kWgmma128x128SplitK,
+                [](GemmArgs& a) { a.splits = 2; },
+                "dense_gemm_bf16_wgmma_128x128_splitk: needs a workspace of 32768 bytes"},
+        Refusal{"UndersizedStatedWorkspace", Variant::kWgmma128x128SplitK,
+                [](GemmArgs& a) {
+                  a.splits = 2;
+                  a.workspace = a.c;
+                  a.workspace_bytes = 32767;
+                },
+                "workspace_bytes=32767 is less than the 32768 bytes 2 splits need"}),
     [](const auto& info) { return info.param.name; });
+
+TEST_F(DenseContractTest, WgmmaSplitKLaunchesUnitsThenReducesInSplitOrder) {
+  GemmArgs args = Args(128, 4096, 14336);  // 32 tiles of 128 x 128 on 132 SMs: 4 splits
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x128SplitK, args), 4u);
+  EXPECT_EQ(dense_->WorkspaceBytes(Variant::kWgmma128x128SplitK, args), 4u * 128 * 4096 * 4);
+  args.workspace = ws_;
+  ASSERT_TRUE(dense_->Run(Variant::kWgmma128x128SplitK, args).ok());
+  EXPECT_THAT(
+      gpu_.launches(),
+      ElementsAre(Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128_splitk"), GridIs(128, 1, 1),
+                         BlockIs(384, 1, 1), ArgPtrAt(2, ws_), ArgU32At(6, 4)),
+                  Launch(KernelNamed("dense_gemm_bf16_splitk_reduce"), GridIs(16, 128, 1),
+                         ArgPtrAt(0, ws_), ArgPtrAt(1, c_), ArgU32At(4, 4))));
+}
+
+TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
+  GemmArgs args = Args(128, 4096, 14336);
+  const uint64_t need = dense_->GemmWorkspaceBytes(args);
+  EXPECT_EQ(need, dense_->WorkspaceBytes(Variant::kWgmma128x128SplitK, args));
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128) << "no workspace given";
+  args.workspace = ws_;
+  args.workspace_bytes = need - 1;
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128) << "workspace too small";
+  args.workspace_bytes = need;
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128SplitK);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 151937, 4096)), 0u) << "1187 tiles: no split";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 6144, 4096)), 0u) << "48 tiles: 2 splits";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(16, 4096, 4096)), 0u) << "decode takes gemv";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(1024, 4096, 4096)), 0u) << "256 tiles";
+}
 
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);

@@ -1,6 +1,8 @@
 // Decode-GEMV laboratory (not part of the build): times candidate gemv designs against the current
 // kernel and a read-only streaming kernel over the same bytes, on the decode shapes, per launch and
-// 10 launches back to back. Checks every candidate's output against the current kernel's.
+// 10 launches back to back. Checks every candidate's output against the first candidate's.
+// `cands` holds the last experiment's list; earlier lists and all results are in bench/NOTES.md
+// (session 2, v6). GPU run: bench/lab/run.sh (bench/lab/prof.sh: ncu on the production gemv).
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -Iops/dense/cuda
 //        bench/lab/gemv_lab.cu -o .gpu/lab/gemv_lab
 #include <cuda_runtime.h>
@@ -15,13 +17,13 @@
 
 #include "ops/dense/cuda/gemv.cuh"
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
       std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                            \
-    }                                                                          \
+      std::exit(1);                                                                   \
+    }                                                                                 \
   } while (0)
 
 namespace lab {
@@ -30,20 +32,28 @@ using dense_device::bf16;
 __device__ __forceinline__ uint4 Ld16(const void* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p));
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
   return v;
 }
 __device__ __forceinline__ uint4 Ld16Act(const void* p) {
   uint4 v;
   asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p));
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+__device__ __forceinline__ uint4 Ld16ActKeep(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::evict_last.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
   return v;
 }
 __device__ __forceinline__ void Mma(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2,
                                     uint32_t a3, uint32_t b0, uint32_t b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
@@ -62,10 +72,11 @@ __global__ void Stream(const uint4* __restrict__ p, size_t n16, uint32_t* sink) 
 
 // Candidate: branch-free loads (rows clamped, results of clamped rows discarded), all of a chunk's
 // weight and activation loads issued before its mma; optional register double buffering.
-template <uint32_t kNTiles, uint32_t kUnroll, bool kPipe, uint32_t kBounds = 512, uint32_t kR = 1, uint32_t kMinBlocks = 1>
-__global__ void __launch_bounds__(kBounds, kMinBlocks) GemvV2(const bf16* __restrict__ a,
-                                               const bf16* __restrict__ b, bf16* __restrict__ c,
-                                               uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+template <uint32_t kNTiles, uint32_t kUnroll, bool kPipe, uint32_t kBounds = 512, uint32_t kR = 1,
+          uint32_t kMinBlocks = 1, bool kEvictLast = false>
+__global__ void __launch_bounds__(kBounds, kMinBlocks)
+    GemvV2(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c, uint32_t m,
+           uint32_t n, uint32_t k, uint32_t ldb) {
   extern __shared__ float partial[];
   constexpr uint32_t kCols = 8 * kNTiles, kRows = 16 * kR, kStepK = 32;
   const uint32_t warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -100,7 +111,8 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks) GemvV2(const bf16* __rest
         ch.w[u][r][1] = Ld16(wp[r][1] + off);
       }
 #pragma unroll
-      for (uint32_t t = 0; t < kNTiles; ++t) ch.x[u][t] = Ld16Act(x[t] + off);
+      for (uint32_t t = 0; t < kNTiles; ++t)
+        ch.x[u][t] = kEvictLast ? Ld16ActKeep(x[t] + off) : Ld16Act(x[t] + off);
     }
   };
   auto compute = [&](const Chunk& ch) {
@@ -160,19 +172,20 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks) GemvV2(const bf16* __rest
 #pragma unroll
   for (uint32_t r = 0; r < kR; ++r)
 #pragma unroll
-  for (uint32_t t = 0; t < kNTiles; ++t) {
-    const uint32_t rr = 16 * r + g;
-    mine[rr * kCols + 8 * t + 2 * q] = acc[r][t][0];
-    mine[rr * kCols + 8 * t + 2 * q + 1] = acc[r][t][1];
-    mine[(rr + 8) * kCols + 8 * t + 2 * q] = acc[r][t][2];
-    mine[(rr + 8) * kCols + 8 * t + 2 * q + 1] = acc[r][t][3];
-  }
+    for (uint32_t t = 0; t < kNTiles; ++t) {
+      const uint32_t rr = 16 * r + g;
+      mine[rr * kCols + 8 * t + 2 * q] = acc[r][t][0];
+      mine[rr * kCols + 8 * t + 2 * q + 1] = acc[r][t][1];
+      mine[(rr + 8) * kCols + 8 * t + 2 * q] = acc[r][t][2];
+      mine[(rr + 8) * kCols + 8 * t + 2 * q + 1] = acc[r][t][3];
+    }
   __syncthreads();
   for (uint32_t i = threadIdx.x; i < kRows * kCols; i += blockDim.x) {
     const uint32_t row = i % kRows, col = i / kRows;
     if (col >= m || row0 + row >= n) continue;
     float sum = 0.0f;
-    for (uint32_t v = 0; v < warps; ++v) sum = __fadd_rn(sum, partial[(v * kRows + row) * kCols + col]);
+    for (uint32_t v = 0; v < warps; ++v)
+      sum = __fadd_rn(sum, partial[(v * kRows + row) * kCols + col]);
     c[size_t(col) * n + row0 + row] = dense_device::ToBf16(sum);
   }
 }
@@ -196,6 +209,103 @@ __global__ void Stream4(const uint4* __restrict__ p, size_t n16, uint32_t* sink)
   if (x == 0x9e3779b9u) *sink = x;
 }
 
+// Candidate for M <= 16: activations staged once per block in shared memory (cp.async, double
+// buffered per chunk of 256 k), shared by kWn warps that each own 16 weight rows; kWk warp groups
+// split K (partials summed in shared memory). Lab-only: needs K % (256 kWk) == 0.
+template <uint32_t kNTiles, uint32_t kWn, uint32_t kWk>
+__global__ void __launch_bounds__(32 * kWn * kWk)
+    GemvSmemA(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
+              uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+  constexpr uint32_t kChunk = 256, kSteps = kChunk / 32, kRowsA = 8 * kNTiles;
+  constexpr uint32_t kStride = kChunk * 2 + 64;          // bytes per staged activation row
+  constexpr uint32_t kBuf = kWk * kRowsA * kStride;      // one chunk of every k-range
+  extern __shared__ __align__(16) unsigned char smem[];  // [2][kWk][kRowsA][kStride], then partials
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const uint32_t wn = warp % kWn, wk = warp / kWn;
+  const uint32_t row0 = (blockIdx.x * kWn + wn) * 16;
+  const bf16* w0 = b + size_t(min(row0 + g, n - 1)) * ldb + 8 * q;
+  const bf16* w1 = b + size_t(min(row0 + g + 8, n - 1)) * ldb + 8 * q;
+  const uint32_t range = k / kWk;  // k per warp group
+  const uint32_t chunks = range / kChunk;
+  const uint32_t kbase = wk * range;
+  float acc[kNTiles][4] = {};
+  // Staging: kWk * kRowsA rows of kChunk / 8 16-byte units per chunk, spread over all threads.
+  auto stage = [&](uint32_t j, uint32_t buf) {
+    constexpr uint32_t kUnits = kWk * kRowsA * (kChunk / 8);
+    for (uint32_t i = threadIdx.x; i < kUnits; i += blockDim.x) {
+      const uint32_t u = i % (kChunk / 8), r = (i / (kChunk / 8)) % kRowsA,
+                     gk = i / (kChunk / 8) / kRowsA;
+      const bf16* src = a + size_t(min(r, m - 1)) * k + gk * range + j * kChunk + 8 * u;
+      unsigned char* dst = smem + buf * kBuf + (gk * kRowsA + r) * kStride + 16 * u;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                       static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
+                   "l"(src));
+    }
+    asm volatile("cp.async.commit_group;\n");
+  };
+  stage(0, 0);
+  for (uint32_t j = 0; j < chunks; ++j) {
+    uint4 wv[kSteps][2];
+#pragma unroll
+    for (uint32_t u = 0; u < kSteps; ++u) {
+      const uint32_t off = kbase + j * kChunk + u * 32;
+      wv[u][0] = Ld16(w0 + off);
+      wv[u][1] = Ld16(w1 + off);
+    }
+    if (j + 1 < chunks) {
+      stage(j + 1, (j + 1) & 1);
+      asm volatile("cp.async.wait_group 1;\n");
+    } else {
+      asm volatile("cp.async.wait_group 0;\n");
+    }
+    __syncthreads();
+    const unsigned char* buf = smem + (j & 1) * kBuf + wk * kRowsA * kStride;
+#pragma unroll
+    for (uint32_t u = 0; u < kSteps; ++u) {
+#pragma unroll
+      for (uint32_t t = 0; t < kNTiles; ++t) {
+        const uint4 xv =
+            *reinterpret_cast<const uint4*>(buf + (8 * t + g) * kStride + u * 64 + 16 * q);
+        Mma(acc[t], wv[u][0].x, wv[u][1].x, wv[u][0].y, wv[u][1].y, xv.x, xv.y);
+        Mma(acc[t], wv[u][0].z, wv[u][1].z, wv[u][0].w, wv[u][1].w, xv.z, xv.w);
+      }
+    }
+    __syncthreads();
+  }
+  constexpr uint32_t kCols = 8 * kNTiles;
+  float* partial = reinterpret_cast<float*>(smem + 2 * kBuf);  // [kWk][kWn][16][kCols]
+  float* mine = partial + (wk * kWn + wn) * 16 * kCols;
+#pragma unroll
+  for (uint32_t t = 0; t < kNTiles; ++t) {
+    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
+    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
+    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
+    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
+  }
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < kWn * 16 * kCols; i += blockDim.x) {
+    const uint32_t row = i % (kWn * 16), col = i / (kWn * 16);
+    const uint32_t nrow = blockIdx.x * kWn * 16 + row;
+    if (col >= m || nrow >= n) continue;
+    float sum = 0.0f;
+    for (uint32_t v = 0; v < kWk; ++v)
+      sum = __fadd_rn(sum, partial[((v * kWn) + row / 16) * 16 * kCols + (row % 16) * kCols + col]);
+    c[size_t(col) * n + nrow] = dense_device::ToBf16(sum);
+  }
+}
+template <uint32_t kNTiles, uint32_t kWn, uint32_t kWk>
+constexpr uint32_t SmemABytes() {
+  return 2 * kWk * 8 * kNTiles * (256 * 2 + 64) + kWk * kWn * 16 * 8 * kNTiles * 4;
+}
+
+// The production kernel body under distinct symbols, so each can carry its own attributes.
+template <uint32_t kNTiles, int kTag>
+__global__ void __launch_bounds__(256, 2)
+    GemvProd(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
+             uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+  dense_device::Gemv<kNTiles, gpuops::ops::dense::GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
+}
+
 using Kernel = void (*)(const bf16*, const bf16*, bf16*, uint32_t, uint32_t, uint32_t, uint32_t);
 
 struct Candidate {
@@ -203,6 +313,9 @@ struct Candidate {
   Kernel kernel;
   uint32_t warps;  // 0: the production rule (GemvWarps)
   uint32_t max_m;
+  int carveout = -1;        // cudaFuncAttributePreferredSharedMemoryCarveout; -1: leave as is
+  int max_dynamic = -1;     // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: leave as is
+  uint32_t wn = 0, wk = 0;  // GemvSmemA geometry (0: not a GemvSmemA candidate)
 };
 
 }  // namespace lab
@@ -261,28 +374,49 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&e1));
 
   std::vector<Candidate> cands = {
-      {"cur", nullptr, 0, 1},
-      {"p4_w8_b512", nullptr, 8, 1},   // lab 3's best M=1
-      {"p4_w4_b512", nullptr, 4, 1},   // lab 3's best M=16
-      {"p4_w8_b256x2", nullptr, 8, 1},
-      {"p4_w4_b128x4", nullptr, 4, 1},
-      {"p4_w4_b128x3", nullptr, 4, 1},
-      {"p4_w2_b64x8", nullptr, 2, 1},
-      {"p2_w4_b128x4", nullptr, 4, 1},
-      {"u8_w4_b128x4", nullptr, 4, 1},
-      {"u8_w8_b256x2", nullptr, 8, 1},
+      {"p_default", nullptr, 0, 1},
+      {"sa_4x1", nullptr, 4, 1, -1, -1, 4, 1},
+      {"sa_4x2", nullptr, 8, 1, -1, -1, 4, 2},
+      {"sa_8x1", nullptr, 8, 1, -1, -1, 8, 1},
+      {"sa_2x2", nullptr, 4, 1, -1, -1, 2, 2},
+      {"sa_2x4", nullptr, 8, 1, -1, -1, 2, 4},
+      {"sa_1x8", nullptr, 8, 1, -1, -1, 1, 8},
   };
   auto pick = [&](const std::string& name, uint32_t m) -> Kernel {
     const bool m8 = m <= 8;
-    if (name == "cur") return m8 ? dense_gemv_bf16_m8 : dense_gemv_bf16_m16;
-    if (name == "p4_w8_b512" || name == "p4_w4_b512") return m8 ? GemvV2<1, 4, true> : GemvV2<2, 4, true>;
-    if (name == "p4_w8_b256x2") return m8 ? GemvV2<1, 4, true, 256, 1, 2> : GemvV2<2, 4, true, 256, 1, 2>;
-    if (name == "p4_w4_b128x4") return m8 ? GemvV2<1, 4, true, 128, 1, 4> : GemvV2<2, 4, true, 128, 1, 4>;
-    if (name == "p4_w4_b128x3") return m8 ? GemvV2<1, 4, true, 128, 1, 3> : GemvV2<2, 4, true, 128, 1, 3>;
-    if (name == "p4_w2_b64x8") return m8 ? GemvV2<1, 4, true, 64, 1, 8> : GemvV2<2, 4, true, 64, 1, 8>;
-    if (name == "p2_w4_b128x4") return m8 ? GemvV2<1, 2, true, 128, 1, 4> : GemvV2<2, 2, true, 128, 1, 4>;
-    if (name == "u8_w4_b128x4") return m8 ? GemvV2<1, 8, false, 128, 1, 4> : GemvV2<2, 8, false, 128, 1, 4>;
-    if (name == "u8_w8_b256x2") return m8 ? GemvV2<1, 8, false, 256, 1, 2> : GemvV2<2, 8, false, 256, 1, 2>;
+    if (name == "sa_4x1") return m8 ? GemvSmemA<1, 4, 1> : GemvSmemA<2, 4, 1>;
+    if (name == "sa_4x2") return m8 ? GemvSmemA<1, 4, 2> : GemvSmemA<2, 4, 2>;
+    if (name == "sa_8x1") return m8 ? GemvSmemA<1, 8, 1> : GemvSmemA<2, 8, 1>;
+    if (name == "sa_2x2") return m8 ? GemvSmemA<1, 2, 2> : GemvSmemA<2, 2, 2>;
+    if (name == "sa_2x4") return m8 ? GemvSmemA<1, 2, 4> : GemvSmemA<2, 2, 4>;
+    if (name == "sa_1x8") return m8 ? GemvSmemA<1, 1, 8> : GemvSmemA<2, 1, 8>;
+    if (name == "p_default") return m8 ? GemvProd<1, 0> : GemvProd<2, 0>;
+    if (name == "p_l1max") return m8 ? GemvProd<1, 1> : GemvProd<2, 1>;
+    if (name == "p_dyn64") return m8 ? GemvProd<1, 2> : GemvProd<2, 2>;
+    if (name == "p_c25") return m8 ? GemvProd<1, 3> : GemvProd<2, 3>;
+    if (name == "p_c50") return m8 ? GemvProd<1, 4> : GemvProd<2, 4>;
+    if (name == "p_default2") return m8 ? GemvProd<1, 5> : GemvProd<2, 5>;
+    if (name == "p_smemmax") return m8 ? GemvProd<1, 6> : GemvProd<2, 6>;
+    if (name == "p_default3") return m8 ? GemvProd<1, 7> : GemvProd<2, 7>;
+    if (name.rfind("cur", 0) == 0) return m8 ? dense_gemv_bf16_m8 : dense_gemv_bf16_m16;
+    if (name == "u8_evl_l1max")
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2, true> : GemvV2<2, 8, false, 256, 1, 2, true>;
+    if (name == "p4_w8_b512" || name == "p4_w4_b512")
+      return m8 ? GemvV2<1, 4, true> : GemvV2<2, 4, true>;
+    if (name == "p4_w8_b256x2")
+      return m8 ? GemvV2<1, 4, true, 256, 1, 2> : GemvV2<2, 4, true, 256, 1, 2>;
+    if (name == "p4_w4_b128x4")
+      return m8 ? GemvV2<1, 4, true, 128, 1, 4> : GemvV2<2, 4, true, 128, 1, 4>;
+    if (name == "p4_w4_b128x3")
+      return m8 ? GemvV2<1, 4, true, 128, 1, 3> : GemvV2<2, 4, true, 128, 1, 3>;
+    if (name == "p4_w2_b64x8")
+      return m8 ? GemvV2<1, 4, true, 64, 1, 8> : GemvV2<2, 4, true, 64, 1, 8>;
+    if (name == "p2_w4_b128x4")
+      return m8 ? GemvV2<1, 2, true, 128, 1, 4> : GemvV2<2, 2, true, 128, 1, 4>;
+    if (name == "u8_w4_b128x4")
+      return m8 ? GemvV2<1, 8, false, 128, 1, 4> : GemvV2<2, 8, false, 128, 1, 4>;
+    if (name == "u8_w8_b256x2")
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2> : GemvV2<2, 8, false, 256, 1, 2>;
     return nullptr;
   };
   for (auto& cand : cands) {
@@ -290,15 +424,15 @@ int main(int argc, char** argv) {
       Kernel kf = pick(cand.name, m);
       cudaFuncAttributes attr;
       CK(cudaFuncGetAttributes(&attr, kf));
-      CK(cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
-      std::printf("# %s m=%u: %d registers, %zu local bytes\n", cand.name.c_str(), m,
-                  attr.numRegs, attr.localSizeBytes);
+      std::printf("# %s m=%u: %d registers, %zu local bytes\n", cand.name.c_str(), m, attr.numRegs,
+                  attr.localSizeBytes);
     }
   }
   std::printf("shape,m,kernel,warps,per_launch_us,batch10_us,frac_roof_batch,max_rel_err\n");
   for (const Shape& sh : shapes) {
     const size_t wbytes = size_t{sh.n} * sh.k * 2;
-    const int copies = int(std::min<size_t>(copies_max, std::max<size_t>(3, kRotateBytes / wbytes + 1)));
+    const int copies =
+        int(std::min<size_t>(copies_max, std::max<size_t>(3, kRotateBytes / wbytes + 1)));
     // Roof at this size: stream the same bytes, rotating the same copies.
     auto time = [&](auto&& launch, int batch) {
       std::vector<float> samples;
@@ -323,7 +457,8 @@ int main(int argc, char** argv) {
       Stream4<<<sms * 8, 256>>>(reinterpret_cast<const uint4*>(wbuf[copy]), wbytes / 16, sink);
     };
     const float r4_1 = time(roof4, 1), r4_10 = time(roof4, 10);
-    std::printf("%s,-,stream4,-,%.2f,%.2f,-,%.2f TB/s batched\n", sh.name, r4_1, r4_10, wbytes / r4_10 / 1e6);
+    std::printf("%s,-,stream4,-,%.2f,%.2f,-,%.2f TB/s batched\n", sh.name, r4_1, r4_10,
+                wbytes / r4_10 / 1e6);
     const float roof1 = time(roof, 1), roof10 = time(roof, 10);
     std::printf("%s,-,stream,-,%.2f,%.2f,%.3f,%.1f TB/s batched\n", sh.name, roof1, roof10, 1.0,
                 wbytes / roof10 / 1e6);
@@ -331,11 +466,25 @@ int main(int argc, char** argv) {
       std::vector<bf16> href;
       for (auto& cand : cands) {
         Kernel kf = pick(cand.name, m);
-        const uint32_t rows = 16 * cand.max_m;  // max_m holds R here
+        const uint32_t rows = cand.wn ? 16 * cand.wn : 16 * cand.max_m;  // max_m holds R here
         const uint32_t blocks = (sh.n + rows - 1) / rows;
-        uint32_t warps = cand.warps ? cand.warps : gpuops::ops::dense::GemvWarps(blocks, uint32_t(sms));
-        
-        const uint32_t smem = warps * 16 * 8 * (m <= 8 ? 1 : 2) * 4 * cand.max_m;
+        uint32_t warps =
+            cand.warps ? cand.warps : gpuops::ops::dense::GemvWarps(blocks, uint32_t(sms));
+
+        uint32_t smem = warps * 16 * 8 * (m <= 8 ? 1 : 2) * 4 * cand.max_m;
+        if (cand.wn) {
+          const uint32_t nt = m <= 8 ? 1 : 2;
+          smem = 2 * cand.wk * 8 * nt * (256 * 2 + 64) + cand.wk * cand.wn * 16 * 8 * nt * 4;
+          CK(cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        }
+        if (cand.max_dynamic >= 0) {
+          CK(cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  cand.max_dynamic));
+        }
+        if (cand.carveout >= 0) {
+          CK(cudaFuncSetAttribute(kf, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cand.carveout));
+        }
         auto launch = [&](int copy) {
           kf<<<blocks, warps * 32, smem>>>(act, wbuf[copy], out, m, sh.n, sh.k, sh.k);
         };

@@ -73,7 +73,7 @@ __global__ void Stream(const uint4* __restrict__ p, size_t n16, uint32_t* sink) 
 // Candidate: branch-free loads (rows clamped, results of clamped rows discarded), all of a chunk's
 // weight and activation loads issued before its mma; optional register double buffering.
 template <uint32_t kNTiles, uint32_t kUnroll, bool kPipe, uint32_t kBounds = 512, uint32_t kR = 1,
-          uint32_t kMinBlocks = 1, bool kEvictLast = false>
+          uint32_t kMinBlocks = 1, bool kEvictLast = false, uint32_t kRotate = 0>
 __global__ void __launch_bounds__(kBounds, kMinBlocks)
     GemvV2(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c, uint32_t m,
            uint32_t n, uint32_t k, uint32_t ldb) {
@@ -145,10 +145,27 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks)
       s += kUnroll;
     }
   } else {
-    for (; s + kUnroll <= full_end; s += kUnroll) {
-      Chunk ch;
-      load(ch, s);
-      compute(ch);
+    if constexpr (kRotate == 0) {
+      for (; s + kUnroll <= full_end; s += kUnroll) {
+        Chunk ch;
+        load(ch, s);
+        compute(ch);
+      }
+    } else {
+      // Chunks in a rotated order, so blocks sharing an SM read different activation lines at
+      // a time (kRotate 1: by block index; 2: by wave, blockIdx.x / number of SMs).
+      const uint32_t chunks = (full_end - s_begin) / kUnroll;
+      uint32_t nsm;
+      asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+      const uint32_t rot = chunks == 0 ? 0 : (kRotate == 1 ? blockIdx.x : blockIdx.x / nsm) % chunks;
+      for (uint32_t i = 0; i < chunks; ++i) {
+        uint32_t j = i + rot;
+        if (j >= chunks) j -= chunks;
+        Chunk ch;
+        load(ch, s_begin + j * kUnroll);
+        compute(ch);
+      }
+      s = s_begin + chunks * kUnroll;
     }
   }
   // Remainder: one step at a time, k-range checked (activations zeroed outside).
@@ -375,12 +392,9 @@ int main(int argc, char** argv) {
 
   std::vector<Candidate> cands = {
       {"p_default", nullptr, 0, 1},
-      {"sa_4x1", nullptr, 4, 1, -1, -1, 4, 1},
-      {"sa_4x2", nullptr, 8, 1, -1, -1, 4, 2},
-      {"sa_8x1", nullptr, 8, 1, -1, -1, 8, 1},
-      {"sa_2x2", nullptr, 4, 1, -1, -1, 2, 2},
-      {"sa_2x4", nullptr, 8, 1, -1, -1, 2, 4},
-      {"sa_1x8", nullptr, 8, 1, -1, -1, 1, 8},
+      {"u8_plain", nullptr, 0, 1},
+      {"u8_rot_block", nullptr, 0, 1},
+      {"u8_rot_wave", nullptr, 0, 1},
   };
   auto pick = [&](const std::string& name, uint32_t m) -> Kernel {
     const bool m8 = m <= 8;
@@ -390,6 +404,11 @@ int main(int argc, char** argv) {
     if (name == "sa_2x2") return m8 ? GemvSmemA<1, 2, 2> : GemvSmemA<2, 2, 2>;
     if (name == "sa_2x4") return m8 ? GemvSmemA<1, 2, 4> : GemvSmemA<2, 2, 4>;
     if (name == "sa_1x8") return m8 ? GemvSmemA<1, 1, 8> : GemvSmemA<2, 1, 8>;
+    if (name == "u8_plain") return m8 ? GemvV2<1, 8, false, 256, 1, 2> : GemvV2<2, 8, false, 256, 1, 2>;
+    if (name == "u8_rot_block")
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2, false, 1> : GemvV2<2, 8, false, 256, 1, 2, false, 1>;
+    if (name == "u8_rot_wave")
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2, false, 2> : GemvV2<2, 8, false, 256, 1, 2, false, 2>;
     if (name == "p_default") return m8 ? GemvProd<1, 0> : GemvProd<2, 0>;
     if (name == "p_l1max") return m8 ? GemvProd<1, 1> : GemvProd<2, 1>;
     if (name == "p_dyn64") return m8 ? GemvProd<1, 2> : GemvProd<2, 2>;

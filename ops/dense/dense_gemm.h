@@ -2,6 +2,9 @@
 //
 //   GPUOPS_ASSIGN_OR_RETURN(auto dense, DenseGemm::Load(gpu));
 //   GemmArgs args{.a = a, .b = w, .c = c, .m = m, .n = n, .k = k};
+//   // Optional: workspace lets the dispatcher split K when the output has few tiles.
+//   args.workspace_bytes = dense.GemmWorkspaceBytes(args);     // 0: it would not split
+//   args.workspace = <a device buffer of that many bytes>;
 //   GPUOPS_RETURN_IF_ERROR(dense.Gemm(args, stream));          // the dispatcher's pick
 //   GPUOPS_RETURN_IF_ERROR(dense.Run(Variant::kRouter, args));  // or one variant
 //

@@ -119,9 +119,11 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   if (!spec.reduce_kernel.empty()) {
     const uint32_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
+    // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
+    constexpr uint32_t kBlockK = WgmmaTile<128>::kK;
     const uint32_t max_splits = v == Variant::kSplitK
                                     ? SplitKTile::kMaxSplits
-                                    : std::min(SplitKTile::kMaxSplits, CeilDiv(args.k, 64u));
+                                    : std::min(SplitKTile::kMaxSplits, CeilDiv(args.k, kBlockK));
     if (splits < 1 || splits > max_splits) {
       return Invalid(spec, StrCat("splits=", splits, " is outside 1..", max_splits,
                                   v == Variant::kSplitK ? "" : " (at most one per 64 k)"));

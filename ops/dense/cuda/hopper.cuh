@@ -78,6 +78,43 @@ __device__ __forceinline__ void WgmmaWait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 }
 
+__device__ __forceinline__ void StorePair(bf16* p, float v0, float v1) {
+  *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
+}
+__device__ __forceinline__ void StorePair(float* p, float v0, float v1) {
+  *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+}
+__device__ __forceinline__ void StoreOne(bf16* p, float v) { *p = ToBf16(v); }
+__device__ __forceinline__ void StoreOne(float* p, float v) { *p = v; }
+
+// Writes a consumer's accumulator fragment (rows row_base (+8), columns col_base + 8j (+1)) into
+// the row-major [M, N] `out` (BF16 C or an FP32 split-K partial) straight from registers: column
+// pairs where N is even (pairs aligned), single elements otherwise; rows past M and columns past N
+// are skipped.
+template <uint32_t kTileN, typename Out>
+__device__ __forceinline__ void StoreFragment(const float (&acc)[kTileN / 2], Out* __restrict__ out,
+                                              uint32_t row_base, uint32_t col_base, uint32_t m,
+                                              uint32_t n) {
+#pragma unroll
+  for (uint32_t h = 0; h < 2; ++h) {
+    const uint32_t row = row_base + 8 * h;
+    if (row >= m) continue;
+    Out* out_row = out + static_cast<size_t>(row) * n;
+#pragma unroll
+    for (uint32_t j = 0; j < kTileN / 8; ++j) {
+      const uint32_t col = col_base + 8 * j;
+      const float v0 = acc[4 * j + 2 * h];
+      const float v1 = acc[4 * j + 2 * h + 1];
+      if (n % 2 == 0 && col + 1 < n) {
+        StorePair(out_row + col, v0, v1);
+      } else {
+        if (col < n) StoreOne(out_row + col, v0);
+        if (col + 1 < n) StoreOne(out_row + col + 1, v1);
+      }
+    }
+  }
+}
+
 template <uint32_t kTileN>
 __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc_a, uint64_t desc_b,
                                          int accumulate) {
@@ -187,51 +224,14 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
-    if constexpr (kSplitK) {
-      // FP32 partials straight from registers: column pairs where rows are 8-byte aligned.
+    if (kSplitK || n % 8 != 0) {
       const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
       const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
-#pragma unroll
-      for (uint32_t h = 0; h < 2; ++h) {
-        const uint32_t row = row_base + 8 * h;
-        if (row >= m) continue;
-        float* w_row = workspace + (static_cast<size_t>(split) * m + row) * n;
-#pragma unroll
-        for (uint32_t j = 0; j < kTileN / 8; ++j) {
-          const uint32_t col = col_base + 8 * j;
-          const float v0 = acc[4 * j + 2 * h];
-          const float v1 = acc[4 * j + 2 * h + 1];
-          if (n % 2 == 0 && col + 1 < n) {
-            *reinterpret_cast<float2*>(w_row + col) = make_float2(v0, v1);
-          } else {
-            if (col < n) w_row[col] = v0;
-            if (col + 1 < n) w_row[col + 1] = v1;
-          }
-        }
-      }
-      continue;
-    }
-    if (n % 8 != 0) {
-      // Straight from registers: column pairs where C rows are 4-byte aligned, else elements.
-      const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
-      const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
-#pragma unroll
-      for (uint32_t h = 0; h < 2; ++h) {
-        const uint32_t row = row_base + 8 * h;
-        if (row >= m) continue;
-        bf16* c_row = c + static_cast<size_t>(row) * n;
-#pragma unroll
-        for (uint32_t j = 0; j < kTileN / 8; ++j) {
-          const uint32_t col = col_base + 8 * j;
-          const float v0 = acc[4 * j + 2 * h];
-          const float v1 = acc[4 * j + 2 * h + 1];
-          if (n % 2 == 0 && col + 1 < n) {
-            *reinterpret_cast<__nv_bfloat162*>(c_row + col) = __floats2bfloat162_rn(v0, v1);
-          } else {
-            if (col < n) c_row[col] = ToBf16(v0);
-            if (col + 1 < n) c_row[col + 1] = ToBf16(v1);
-          }
-        }
+      if constexpr (kSplitK) {
+        StoreFragment<kTileN>(acc, workspace + static_cast<size_t>(split) * m * n, row_base,
+                              col_base, m, n);
+      } else {
+        StoreFragment<kTileN>(acc, c, row_base, col_base, m, n);
       }
       continue;
     }

@@ -118,7 +118,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                                 ", over the device limit"));
   }
   if (!spec.reduce_kernel.empty()) {
-    const uint32_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
+    const uint32_t splits = Splits(v, args);
     // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
     constexpr uint32_t kBlockK = WgmmaTile<128>::kK;
     const uint32_t max_splits = v == Variant::kSplitK
@@ -150,7 +150,7 @@ Dim3 DenseGemm::Grid(Variant v, const GemmArgs& args) const {
     const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
     uint64_t units = TileCount(spec, args.m, args.n);
     if (spec.shape == ArgShape::kSplitKTma) {
-      units *= args.splits == 0 ? SplitsFor(v, args) : args.splits;
+      units *= Splits(v, args);
     }
     return {static_cast<uint32_t>(std::min(units, sms)), 1, 1};
   }
@@ -181,9 +181,13 @@ uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
   return static_cast<uint32_t>(std::clamp<uint64_t>(std::min(want, by_k), 1, 16));
 }
 
+uint32_t DenseGemm::Splits(Variant v, const GemmArgs& args) const {
+  return args.splits == 0 ? SplitsFor(v, args) : args.splits;
+}
+
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
   if (Spec(v).reduce_kernel.empty()) return 0;
-  const uint64_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
+  const uint64_t splits = Splits(v, args);
   return splits * args.m * args.n * sizeof(float);
 }
 
@@ -248,7 +252,7 @@ absl::Status DenseGemm::Launch(Variant v, const GemmArgs& args, StreamHandle str
     }
     case ArgShape::kSplitK:
     case ArgShape::kSplitKTma: {
-      const uint32_t splits = args.splits == 0 ? SplitsFor(v, args) : args.splits;
+      const uint32_t splits = Splits(v, args);
       if (spec.shape == ArgShape::kSplitK) {
         GPUOPS_RETURN_IF_ERROR(
             SplitKPartialDef(spec.kernel)

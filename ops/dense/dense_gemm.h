@@ -104,6 +104,8 @@ class DenseGemm {
     TensorMapBytes b;
   };
   absl::StatusOr<TmaMaps> EncodeTmaMaps(const VariantSpec& spec, const GemmArgs& args) const;
+  // The split count a split-K variant runs: args.splits, or SplitsFor when that is 0.
+  uint32_t Splits(Variant v, const GemmArgs& args) const;
   // Whether the dispatcher would take wgmma_128x128_splitk for `args` given the workspace.
   bool WorthSplitting(const GemmArgs& args) const;
 

@@ -29,21 +29,11 @@
 namespace lab {
 using dense_device::bf16;
 
-__device__ __forceinline__ uint4 Ld16(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
-__device__ __forceinline__ uint4 Ld16Act(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
-__device__ __forceinline__ uint4 Ld16ActKeep(const void* p) {
+// The production kernel's loads (weights streamed, activations cached) and mma.
+using dense_device::LoadCached16;
+using dense_device::LoadStreaming16;
+// Activations with an L1 evict-last hint (lab only).
+__device__ __forceinline__ uint4 LoadCachedKeep16(const void* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::evict_last.v4.u32 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
@@ -52,11 +42,9 @@ __device__ __forceinline__ uint4 Ld16ActKeep(const void* p) {
 }
 __device__ __forceinline__ void Mma(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2,
                                     uint32_t a3, uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  const uint32_t a[4] = {a0, a1, a2, a3};
+  const uint32_t b[2] = {b0, b1};
+  dense_device::MmaBf16(d, a, b);
 }
 
 // Streaming read of `bytes` (multiple of 16): the roof at this size.
@@ -64,7 +52,7 @@ __global__ void Stream(const uint4* __restrict__ p, size_t n16, uint32_t* sink) 
   uint32_t x = 0;
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n16;
        i += size_t{gridDim.x} * blockDim.x) {
-    uint4 v = Ld16(p + i);
+    uint4 v = LoadStreaming16(p + i);
     x ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (x == 0x9e3779b9u) *sink = x;
@@ -107,12 +95,12 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks)
       const uint32_t off = (s + u) * kStepK;
 #pragma unroll
       for (uint32_t r = 0; r < kR; ++r) {
-        ch.w[u][r][0] = Ld16(wp[r][0] + off);
-        ch.w[u][r][1] = Ld16(wp[r][1] + off);
+        ch.w[u][r][0] = LoadStreaming16(wp[r][0] + off);
+        ch.w[u][r][1] = LoadStreaming16(wp[r][1] + off);
       }
 #pragma unroll
       for (uint32_t t = 0; t < kNTiles; ++t)
-        ch.x[u][t] = kEvictLast ? Ld16ActKeep(x[t] + off) : Ld16Act(x[t] + off);
+        ch.x[u][t] = kEvictLast ? LoadCachedKeep16(x[t] + off) : LoadCached16(x[t] + off);
     }
   };
   auto compute = [&](const Chunk& ch) {
@@ -157,7 +145,8 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks)
       const uint32_t chunks = (full_end - s_begin) / kUnroll;
       uint32_t nsm;
       asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
-      const uint32_t rot = chunks == 0 ? 0 : (kRotate == 1 ? blockIdx.x : blockIdx.x / nsm) % chunks;
+      const uint32_t rot =
+          chunks == 0 ? 0 : (kRotate == 1 ? blockIdx.x : blockIdx.x / nsm) % chunks;
       for (uint32_t i = 0; i < chunks; ++i) {
         uint32_t j = i + rot;
         if (j >= chunks) j -= chunks;
@@ -175,11 +164,11 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks)
     const uint32_t off = s * kStepK;
 #pragma unroll
     for (uint32_t r = 0; r < kR; ++r) {
-      uint4 lo = in_k ? Ld16(wp[r][0] + off) : make_uint4(0, 0, 0, 0);
-      uint4 hi = in_k ? Ld16(wp[r][1] + off) : make_uint4(0, 0, 0, 0);
+      uint4 lo = in_k ? LoadStreaming16(wp[r][0] + off) : make_uint4(0, 0, 0, 0);
+      uint4 hi = in_k ? LoadStreaming16(wp[r][1] + off) : make_uint4(0, 0, 0, 0);
 #pragma unroll
       for (uint32_t t = 0; t < kNTiles; ++t) {
-        uint4 xv = in_k ? Ld16Act(x[t] + off) : make_uint4(0, 0, 0, 0);
+        uint4 xv = in_k ? LoadCached16(x[t] + off) : make_uint4(0, 0, 0, 0);
         Mma(acc[r][t], lo.x, hi.x, lo.y, hi.y, xv.x, xv.y);
         Mma(acc[r][t], lo.z, hi.z, lo.w, hi.w, xv.z, xv.w);
       }
@@ -218,7 +207,7 @@ __global__ void Stream4(const uint4* __restrict__ p, size_t n16, uint32_t* sink)
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const size_t i = c * 128 + u * 32 + lane;
-      v[u] = i < n16 ? Ld16(p + i) : make_uint4(0, 0, 0, 0);
+      v[u] = i < n16 ? LoadStreaming16(p + i) : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int u = 0; u < 4; ++u) x ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
@@ -266,8 +255,8 @@ __global__ void __launch_bounds__(32 * kWn * kWk)
 #pragma unroll
     for (uint32_t u = 0; u < kSteps; ++u) {
       const uint32_t off = kbase + j * kChunk + u * 32;
-      wv[u][0] = Ld16(w0 + off);
-      wv[u][1] = Ld16(w1 + off);
+      wv[u][0] = LoadStreaming16(w0 + off);
+      wv[u][1] = LoadStreaming16(w1 + off);
     }
     if (j + 1 < chunks) {
       stage(j + 1, (j + 1) & 1);
@@ -404,11 +393,14 @@ int main(int argc, char** argv) {
     if (name == "sa_2x2") return m8 ? GemvSmemA<1, 2, 2> : GemvSmemA<2, 2, 2>;
     if (name == "sa_2x4") return m8 ? GemvSmemA<1, 2, 4> : GemvSmemA<2, 2, 4>;
     if (name == "sa_1x8") return m8 ? GemvSmemA<1, 1, 8> : GemvSmemA<2, 1, 8>;
-    if (name == "u8_plain") return m8 ? GemvV2<1, 8, false, 256, 1, 2> : GemvV2<2, 8, false, 256, 1, 2>;
+    if (name == "u8_plain")
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2> : GemvV2<2, 8, false, 256, 1, 2>;
     if (name == "u8_rot_block")
-      return m8 ? GemvV2<1, 8, false, 256, 1, 2, false, 1> : GemvV2<2, 8, false, 256, 1, 2, false, 1>;
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2, false, 1>
+                : GemvV2<2, 8, false, 256, 1, 2, false, 1>;
     if (name == "u8_rot_wave")
-      return m8 ? GemvV2<1, 8, false, 256, 1, 2, false, 2> : GemvV2<2, 8, false, 256, 1, 2, false, 2>;
+      return m8 ? GemvV2<1, 8, false, 256, 1, 2, false, 2>
+                : GemvV2<2, 8, false, 256, 1, 2, false, 2>;
     if (name == "p_default") return m8 ? GemvProd<1, 0> : GemvProd<2, 0>;
     if (name == "p_l1max") return m8 ? GemvProd<1, 1> : GemvProd<2, 1>;
     if (name == "p_dyn64") return m8 ? GemvProd<1, 2> : GemvProd<2, 2>;

@@ -176,15 +176,9 @@ __global__ void __launch_bounds__(kBounds, kMinBlocks)
   }
   float* mine = partial + warp * kRows * kCols;
 #pragma unroll
-  for (uint32_t r = 0; r < kR; ++r)
-#pragma unroll
-    for (uint32_t t = 0; t < kNTiles; ++t) {
-      const uint32_t rr = 16 * r + g;
-      mine[rr * kCols + 8 * t + 2 * q] = acc[r][t][0];
-      mine[rr * kCols + 8 * t + 2 * q + 1] = acc[r][t][1];
-      mine[(rr + 8) * kCols + 8 * t + 2 * q] = acc[r][t][2];
-      mine[(rr + 8) * kCols + 8 * t + 2 * q + 1] = acc[r][t][3];
-    }
+  for (uint32_t r = 0; r < kR; ++r) {
+    dense_device::StorePartial<kNTiles>(mine + 16 * r * kCols, acc[r], g, q);
+  }
   __syncthreads();
   for (uint32_t i = threadIdx.x; i < kRows * kCols; i += blockDim.x) {
     const uint32_t row = i % kRows, col = i / kRows;
@@ -280,14 +274,7 @@ __global__ void __launch_bounds__(32 * kWn * kWk)
   }
   constexpr uint32_t kCols = 8 * kNTiles;
   float* partial = reinterpret_cast<float*>(smem + 2 * kBuf);  // [kWk][kWn][16][kCols]
-  float* mine = partial + (wk * kWn + wn) * 16 * kCols;
-#pragma unroll
-  for (uint32_t t = 0; t < kNTiles; ++t) {
-    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
-    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
-    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
-    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
-  }
+  dense_device::StorePartial<kNTiles>(partial + (wk * kWn + wn) * 16 * kCols, acc, g, q);
   __syncthreads();
   for (uint32_t i = threadIdx.x; i < kWn * 16 * kCols; i += blockDim.x) {
     const uint32_t row = i % (kWn * 16), col = i / (kWn * 16);

@@ -28,6 +28,21 @@ __device__ __forceinline__ uint4 LoadCached16(const void* p) {
   return v;
 }
 
+// Writes a warp's C^T fragments for 16 weight rows into its [16][8 kNTiles] FP32 partial:
+// acc[t][0..1] at row g, columns 8t + 2q (+1); acc[t][2..3] at row g + 8.
+template <uint32_t kNTiles>
+__device__ __forceinline__ void StorePartial(float* mine, const float (&acc)[kNTiles][4],
+                                             uint32_t g, uint32_t q) {
+  constexpr uint32_t kCols = 8 * kNTiles;
+#pragma unroll
+  for (uint32_t t = 0; t < kNTiles; ++t) {
+    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
+    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
+    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
+    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
+  }
+}
+
 // Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; 1 <= M <= 8 * kNTiles. Each block
 // owns 16 weight rows; its warps split K into equal ranges of 32-k steps. A warp issues all loads
 // of kUnroll steps (weights and activations) before its first mma on them, so every load of the
@@ -102,15 +117,7 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
     for (uint32_t t = 0; t < kNTiles; ++t) xv[t] = in_k ? LoadCached16(x[t] + off) : zero;
     mma_step(lo, hi, xv);
   }
-  // C^T fragments: acc[t][0..1] row g, columns 8t + 2q (+1); [2..3] row g + 8.
-  float* mine = partial + warp * kBlockRows * kCols;
-#pragma unroll
-  for (uint32_t t = 0; t < kNTiles; ++t) {
-    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
-    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
-    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
-    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
-  }
+  StorePartial<kNTiles>(partial + warp * kBlockRows * kCols, acc, g, q);
   __syncthreads();
   for (uint32_t i = threadIdx.x; i < kBlockRows * kCols; i += blockDim.x) {
     const uint32_t row = i % kBlockRows;  // weight row: consecutive threads write consecutive n

@@ -11,7 +11,7 @@
 #include "gpuops/cuda/driver_api.h"
 #include "gpuops/runtime/kernel_launch.h"
 #include "gpuops/runtime/owned.h"
-#include "ops/common/common_ops.h"
+#include "ops/testkit/testkit.h"
 
 namespace gpuops {
 namespace {
@@ -20,7 +20,7 @@ constexpr int kBatch = 256;  // launches per timed batch; the queue is drained o
 
 struct Fixture {
   std::unique_ptr<GpuBackend> gpu;
-  std::optional<ops::common::CommonKernels> common;
+  std::optional<ops::testkit::TestKernels> testkit;
   const cuda::DriverApi* api = nullptr;
   absl::Status status;
 };
@@ -34,12 +34,12 @@ Fixture& Get() {
       return f;
     }
     f->gpu = *std::move(gpu);
-    auto common = ops::common::CommonKernels::Load(*f->gpu);
-    if (!common.ok()) {
-      f->status = common.status();
+    auto testkit = ops::testkit::TestKernels::Load(*f->gpu);
+    if (!testkit.ok()) {
+      f->status = testkit.status();
       return f;
     }
-    f->common.emplace(*std::move(common));
+    f->testkit.emplace(*std::move(testkit));
     f->api = *cuda::LoadDriver();
     return f;
   }();
@@ -49,7 +49,7 @@ Fixture& Get() {
 void BM_RawCuLaunchKernel(benchmark::State& state) {
   Fixture& f = Get();
   if (!f.status.ok()) return state.SkipWithError(std::string(f.status.message()).c_str());
-  auto fn = reinterpret_cast<cuda::CUfunction>(f.common->noop_kernel().info()->native);
+  auto fn = reinterpret_cast<cuda::CUfunction>(f.testkit->noop_kernel().info()->native);
   for (auto _ : state) {
     for (int i = 0; i < kBatch; ++i) {
       f.api->cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
@@ -68,7 +68,7 @@ BENCHMARK(BM_RawCuLaunchKernel)->UseRealTime();
 void BM_KernelLaunch(benchmark::State& state) {
   Fixture& f = Get();
   if (!f.status.ok()) return state.SkipWithError(std::string(f.status.message()).c_str());
-  const KernelHandle noop = f.common->noop_kernel();
+  const KernelHandle noop = f.testkit->noop_kernel();
   for (auto _ : state) {
     for (int i = 0; i < kBatch; ++i) {
       absl::Status s = KernelLaunch(*f.gpu, noop).grid({1, 1, 1}).block({32, 1, 1}).launch();
@@ -95,7 +95,7 @@ void BM_GraphNode(benchmark::State& state) {
   auto end = MakeEvent(*f.gpu);
   if (!stream.ok() || !start.ok() || !end.ok()) return state.SkipWithError("setup failed");
   (void)f.gpu->BeginCapture(stream->get());
-  for (int i = 0; i < kNodes; ++i) (void)f.common->Noop(stream->get());
+  for (int i = 0; i < kNodes; ++i) (void)f.testkit->Noop(stream->get());
   auto graph = f.gpu->EndCapture(stream->get());
   if (!graph.ok()) return state.SkipWithError(std::string(graph.status().message()).c_str());
   OwnedGraph owned(*f.gpu, *graph);

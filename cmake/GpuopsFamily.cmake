@@ -1,19 +1,26 @@
-# gpuops_add_family(<name> SOURCES <host sources> CUDA_MAIN <cuda/main.cu> [LIBS <libs>])
+# gpuops_add_family(<name> SOURCES <host sources> CUDA_MAIN <cuda/main.cu> [LIBS <libs>]
+#                   SUITE_SOURCES <sources> [SUITE_LIBS <libs>])
 #
 # Adds library gpuops_ops_<name> with the family's host code and its embedded module image:
 # signatures.txt always; with GPUOPS_CUDA_KERNELS also the fatbin nvcc builds from CUDA_MAIN, a
 # test that the committed signatures.txt matches that fatbin, and a target
-# update_signatures_<name> (all of them: update_signatures) that rewrites it.
+# update_signatures_<name> (all of them: update_signatures) that rewrites it. And library
+# gpuops_ops_<name>_suite: the family as tools and suites see it (ops/family.h, its Unit()),
+# which the product library never links.
 if(NOT TARGET update_signatures)
   add_custom_target(update_signatures)
 endif()
 
 function(gpuops_add_family name)
-  cmake_parse_arguments(ARG "" "CUDA_MAIN" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "CUDA_MAIN" "SOURCES;LIBS;SUITE_SOURCES;SUITE_LIBS" ${ARGN})
   set(lib gpuops_ops_${name})
   add_library(${lib} ${ARG_SOURCES})
   target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR})
-  target_link_libraries(${lib} PUBLIC gpuops_runtime ${ARG_LIBS} PRIVATE gpuops_options)
+  target_link_libraries(${lib} PUBLIC gpuops_runtime gpuops_ops_kit ${ARG_LIBS}
+                        PRIVATE gpuops_options)
+  add_library(${lib}_suite ${ARG_SUITE_SOURCES})
+  target_link_libraries(${lib}_suite PUBLIC ${lib} gpuops_ops_family gpuops_verify ${ARG_SUITE_LIBS}
+                        PRIVATE gpuops_options)
   set(sig ${CMAKE_CURRENT_SOURCE_DIR}/signatures.txt)
   file(GLOB cuda_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cu
        ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cuh ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)

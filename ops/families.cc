@@ -1,18 +1,29 @@
-#include "ops/families.h"
+// AllFamilies(): the families of ops/families.inc, in order.
+#include "ops/family.h"
 
-#include <array>
-
-#include "ops/common/common_ops.h"
-#include "ops/dense/dense_gemm.h"
+#define GPUOPS_FAMILY(name)            \
+  namespace gpuops::ops::name {        \
+  const ::gpuops::ops::Family& Unit(); \
+  }
+#include "ops/families.inc"
+#undef GPUOPS_FAMILY
 
 namespace gpuops::ops {
 
-absl::Span<const Family> AllFamilies() {
-  static constexpr std::array<Family, 2> kFamilies{{
-      {"common", &common::EmbeddedModuleImage},
-      {"dense", &dense::EmbeddedModuleImage},
-  }};
+absl::Span<const Family* const> AllFamilies() {
+  static const Family* const kFamilies[] = {
+#define GPUOPS_FAMILY(name) &name::Unit(),
+#include "ops/families.inc"
+#undef GPUOPS_FAMILY
+  };
   return kFamilies;
+}
+
+const Family* FindFamily(std::string_view name) {
+  for (const Family* f : AllFamilies()) {
+    if (f->name() == name) return f;
+  }
+  return nullptr;
 }
 
 }  // namespace gpuops::ops

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 GPUOPS_DEBS=(cmake ninja-build g++ libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-             libcli11-dev)
+             libcli11-dev nlohmann-json3-dev)
 
 gpuops_missing_debs() {
   local missing=()

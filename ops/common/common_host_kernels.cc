@@ -24,69 +24,38 @@ void ForEachElement(const HostLaunch& l, uint64_t n, Fn fn) {
 }
 
 absl::Status ScaledAdd(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr out_ptr, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr delta_ptr, l.ptr(1));
-  GPUOPS_ASSIGN_OR_RETURN(float scale, l.f32(2));
-  GPUOPS_ASSIGN_OR_RETURN(uint64_t n, l.u64(3));
-  GPUOPS_ASSIGN_OR_RETURN(auto out, mem.View<uint16_t>(out_ptr, n, "argument #0 (out)"));
-  GPUOPS_ASSIGN_OR_RETURN(auto delta, mem.View<uint16_t>(delta_ptr, n, "argument #1 (delta)"));
-  ForEachElement(l, n, [&](uint64_t i) {
-    out[i] = FloatToBf16(std::fma(scale, Bf16ToFloat(delta[i]), Bf16ToFloat(out[i])));
+  GPUOPS_ASSIGN_OR_RETURN(ScaledAddArgs args, l.Unpack<ScaledAddArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(auto out,
+                          mem.View<uint16_t>(args.out, args.n, ArgLabel(&ScaledAddArgs::out)));
+  GPUOPS_ASSIGN_OR_RETURN(auto delta,
+                          mem.View<uint16_t>(args.delta, args.n, ArgLabel(&ScaledAddArgs::delta)));
+  ForEachElement(l, args.n, [&](uint64_t i) {
+    out[i] = FloatToBf16(std::fma(args.scale, Bf16ToFloat(delta[i]), Bf16ToFloat(out[i])));
   });
   return absl::OkStatus();
 }
 
 absl::Status Fill(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr out_ptr, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t value, l.u32(1));
-  GPUOPS_ASSIGN_OR_RETURN(uint64_t n, l.u64(2));
-  GPUOPS_ASSIGN_OR_RETURN(auto out, mem.View<uint16_t>(out_ptr, n, "argument #0 (out)"));
-  ForEachElement(l, n, [&](uint64_t i) { out[i] = static_cast<uint16_t>(value); });
+  GPUOPS_ASSIGN_OR_RETURN(FillArgs args, l.Unpack<FillArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(auto out, mem.View<uint16_t>(args.out, args.n, ArgLabel(&FillArgs::out)));
+  ForEachElement(l, args.n, [&](uint64_t i) { out[i] = static_cast<uint16_t>(args.value); });
   return absl::OkStatus();
 }
 
 absl::Status Copy(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr dst_ptr, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr src_ptr, l.ptr(1));
-  GPUOPS_ASSIGN_OR_RETURN(uint64_t n, l.u64(2));
-  GPUOPS_ASSIGN_OR_RETURN(auto dst, mem.View<uint16_t>(dst_ptr, n, "argument #0 (dst)"));
-  GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint16_t>(src_ptr, n, "argument #1 (src)"));
-  ForEachElement(l, n, [&](uint64_t i) { dst[i] = src[i]; });
-  return absl::OkStatus();
-}
-
-absl::Status Store(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr dst_ptr, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(uint64_t value, l.u64(1));
-  GPUOPS_ASSIGN_OR_RETURN(auto dst, mem.View<uint64_t>(dst_ptr, 1, "argument #0 (dst)"));
-  dst[0] = value;
-  return absl::OkStatus();
-}
-
-absl::Status StreamRead(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr src_ptr, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(uint64_t n16, l.u64(1));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t never, l.u32(2));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr sink_ptr, l.ptr(3));
-  GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint32_t>(src_ptr, n16 * 4, "argument #0 (src)"));
-  GPUOPS_ASSIGN_OR_RETURN(auto sink,
-                          mem.View<uint32_t>(sink_ptr, l.grid().x, "argument #3 (sink)"));
-  uint32_t acc = 0;
-  for (uint32_t w : src) acc ^= w;
-  // The device folds per block; the mock folds everything into block 0's slot.
-  if (acc == never) sink[0] = acc;
+  GPUOPS_ASSIGN_OR_RETURN(CopyArgs args, l.Unpack<CopyArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(auto dst, mem.View<uint16_t>(args.dst, args.n, ArgLabel(&CopyArgs::dst)));
+  GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint16_t>(args.src, args.n, ArgLabel(&CopyArgs::src)));
+  ForEachElement(l, args.n, [&](uint64_t i) { dst[i] = src[i]; });
   return absl::OkStatus();
 }
 
 }  // namespace
 
 void RegisterHostKernels(HostKernelRegistry& registry) {
-  registry.Register(kBf16ScaledAdd.name(), ScaledAdd);
-  registry.Register(kFillU16.name(), Fill);
-  registry.Register(kCopyBf16.name(), Copy);
-  registry.Register(kStoreU64.name(), Store);
-  registry.Register(kNoop.name(), [](const HostLaunch&, HostMemory&) { return absl::OkStatus(); });
-  registry.Register(kStreamRead.name(), StreamRead);
+  registry.Register(kScaledAddKernel, ScaledAdd);
+  registry.Register(kFillKernel, Fill);
+  registry.Register(kCopyKernel, Copy);
 }
 
 }  // namespace gpuops::ops::common

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 #include "absl/container/inlined_vector.h"
 #include "gpuops/runtime/status.h"
@@ -14,110 +13,100 @@ namespace {
 
 uint32_t EffectiveLdb(const GemmArgs& args) { return args.ldb == 0 ? args.k : args.ldb; }
 
-absl::Status Invalid(const VariantSpec& spec, std::string what) {
-  return absl::InvalidArgumentError(StrCat(spec.kernel, ": ", what));
-}
-
 }  // namespace
-
-const VariantSpec& Spec(Variant v) { return kVariants[static_cast<size_t>(v)]; }
-
-absl::StatusOr<Variant> ParseVariant(std::string_view name) {
-  for (const VariantSpec& s : kVariants) {
-    if (s.name == name) return s.variant;
-  }
-  return absl::NotFoundError(
-      StrCat("dense: no variant '", name, "' (variants: ",
-             StrJoin(kVariants, ", ",
-                     [](std::string* out, const VariantSpec& s) { StrAppend(out, s.name); }),
-             ")"));
-}
-
-std::string_view ToString(Accuracy a) {
-  switch (a) {
-    case Accuracy::kStrictOrder:
-      return "bit-exact strict order";
-    case Accuracy::kTensorCore:
-      return "tensor-core bound";
-    case Accuracy::kFusedScaledAdd:
-      return "bit-identical to tc + scaled add";
-  }
-  return "?";
-}
 
 absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu) {
   return Load(gpu, EmbeddedModuleImage());
 }
 
 absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu, const ModuleImage& image) {
-  static std::once_flag registered;
-  std::call_once(registered, [] { RegisterHostKernels(GlobalHostKernels()); });
   DenseGemm d;
   d.gpu_ = &gpu;
-  GPUOPS_ASSIGN_OR_RETURN(d.module_, LoadedModule::Load(gpu, image));
-  for (const VariantSpec& s : kVariants) {
-    GPUOPS_ASSIGN_OR_RETURN(d.kernels_[static_cast<size_t>(s.variant)],
-                            d.module_.KernelOrNull(s.kernel));
+  GPUOPS_ASSIGN_OR_RETURN(d.module_, LoadFamilyModule(gpu, image, &RegisterHostKernels));
+  for (const VariantSpec& s : kVariants.rows()) {
+    GPUOPS_ASSIGN_OR_RETURN(d.kernels_[static_cast<size_t>(s.variant)], d.BindVariant(s));
   }
-  GPUOPS_ASSIGN_OR_RETURN(d.splitk_reduce_,
-                          d.module_.KernelOrNull(Spec(Variant::kSplitK).reduce_kernel));
+  GPUOPS_ASSIGN_OR_RETURN(
+      d.splitk_reduce_,
+      BindKernel<SplitKReduceArgs>(d.module_, kVariants[Variant::kSplitK].second_kernel));
   return d;
 }
 
+absl::StatusOr<DenseGemm::AnyKernel> DenseGemm::BindVariant(const VariantSpec& s) const {
+  auto bind = [&]<typename Args>() -> absl::StatusOr<AnyKernel> {
+    GPUOPS_ASSIGN_OR_RETURN(TypedKernel<Args> kernel, BindKernel<Args>(module_, s.kernel));
+    return AnyKernel(kernel);
+  };
+  switch (s.shape) {
+    case ArgShape::kMnk:
+      return bind.operator()<MnkArgs>();
+    case ArgShape::kLdb:
+      return bind.operator()<LdbArgs>();
+    case ArgShape::kScaledAcc:
+      return bind.operator()<ScaledAccArgs>();
+    case ArgShape::kSplitK:
+      return bind.operator()<SplitKPartialArgs>();
+    case ArgShape::kTma:
+      return bind.operator()<TmaArgs>();
+    case ArgShape::kTmaSplitK:
+      return bind.operator()<TmaSplitKArgs>();
+  }
+  return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
+}
+
+KernelHandle DenseGemm::kernel(Variant v) const {
+  if (kVariants.Find(v) == nullptr) return KernelHandle();
+  return std::visit([](const auto& k) { return k.handle(); }, kernels_[static_cast<size_t>(v)]);
+}
+
 bool DenseGemm::Ships(Variant v) const {
-  if (kernel(v).is_null()) return false;
-  return Spec(v).reduce_kernel.empty() || !splitk_reduce_.is_null();
+  const VariantSpec* spec = kVariants.Find(v);
+  if (spec == nullptr || kernel(v).is_null()) return false;
+  return spec->second_kernel.empty() || !splitk_reduce_.is_null();
 }
 
 absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
-  const VariantSpec& spec = Spec(v);
-  if (!Ships(v)) {
-    return absl::FailedPreconditionError(StrCat(spec.kernel, ": not shipped for ",
-                                                gpu_->device_info().arch_name(), " by this build"));
-  }
+  GPUOPS_ASSIGN_OR_RETURN(const VariantSpec* found, kVariants.Get(v));
+  const VariantSpec& spec = *found;
+  const DeviceInfo& device = gpu_->device_info();
+  if (!Ships(v)) return NotShipped(spec.kernel, device);
   if (args.m == 0 || args.n == 0 || args.k == 0) {
-    return Invalid(spec, StrCat("empty problem m=", args.m, " n=", args.n, " k=", args.k));
+    return ArgumentError(spec.kernel,
+                         StrCat("empty problem m=", args.m, " n=", args.n, " k=", args.k));
   }
   if (args.a.is_null() || args.b.is_null() || args.c.is_null()) {
-    return Invalid(spec, "a, b and c must be non-null");
+    return ArgumentError(spec.kernel, "a, b and c must be non-null");
   }
   if (spec.max_m != 0 && args.m > spec.max_m) {
-    return Invalid(spec, StrCat("m=", args.m, " exceeds the kernel's ", spec.max_m, " rows"));
+    return ArgumentError(spec.kernel,
+                         StrCat("m=", args.m, " exceeds the kernel's ", spec.max_m, " rows"));
   }
-  if (args.k % spec.k_multiple != 0) {
-    return Invalid(spec, StrCat("k=", args.k, " is not a multiple of ", spec.k_multiple,
-                                " (A and B rows are loaded 16 bytes at a time)"));
-  }
+  GPUOPS_RETURN_IF_ERROR(RequireMultiple(spec.kernel, "k", args.k, spec.k_multiple,
+                                         "A and B rows are loaded 16 bytes at a time"));
   if (args.n % spec.n_multiple != 0) {
-    return Invalid(spec, StrCat("n=", args.n, " is not a multiple of ", spec.n_multiple,
-                                " (C rows are stored in aligned pairs); an _ldb variant takes "
-                                "any N"));
+    return ArgumentError(spec.kernel,
+                         StrCat("n=", args.n, " is not a multiple of ", spec.n_multiple,
+                                " (C rows are stored in aligned pairs); an _ldb "
+                                "variant takes any N"));
   }
   const uint32_t ldb = EffectiveLdb(args);
-  if (spec.shape == ArgShape::kGemmLdb || TakesTensorMaps(spec.shape)) {
+  if (TakesLdb(spec.shape)) {
     if (ldb < args.k || ldb % 8 != 0) {
-      return Invalid(spec, StrCat("ldb=", ldb, " must be >= k=", args.k,
-                                  " and a multiple of 8 (16-byte-aligned B rows)"));
+      return ArgumentError(spec.kernel, StrCat("ldb=", ldb, " must be >= k=", args.k,
+                                               " and a multiple of 8 (16-byte-aligned B rows)"));
     }
   } else if (ldb != args.k) {
-    return Invalid(spec, StrCat("ldb=", ldb, " differs from k=", args.k,
-                                "; only the _ldb variants take a B row stride"));
+    return ArgumentError(spec.kernel, StrCat("ldb=", ldb, " differs from k=", args.k,
+                                             "; only the _ldb variants take a B row stride"));
   }
   if (spec.k_multiple % 8 == 0) {
     for (const auto& [name, ptr] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
-      if (ptr.address() % 16 != 0) {
-        return Invalid(spec, StrCat(name, " at 0x", Hex(ptr.address()),
-                                    " is not 16-byte aligned (16-byte loads)"));
-      }
+      GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, name, ptr, 16, "16-byte loads"));
     }
   }
-  const Dim3 grid = Grid(v, args);
-  const DeviceInfo& device = gpu_->device_info();
-  if (grid.x > device.max_grid.x || grid.y > device.max_grid.y) {
-    return Invalid(spec, StrCat("m=", args.m, ", n=", args.n, " need a grid of ", ToString(grid),
-                                ", over the device limit"));
-  }
-  if (!spec.reduce_kernel.empty()) {
+  GPUOPS_RETURN_IF_ERROR(RequireGridFits(spec.kernel, Dims(spec, args).grid, device,
+                                         StrCat("m=", args.m, ", n=", args.n)));
+  if (!spec.second_kernel.empty()) {
     const uint32_t splits = Splits(v, args);
     // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
     constexpr uint32_t kBlockK = WgmmaTile<128>::kK;
@@ -125,52 +114,47 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                                     ? SplitKTile::kMaxSplits
                                     : std::min(SplitKTile::kMaxSplits, CeilDiv(args.k, kBlockK));
     if (splits < 1 || splits > max_splits) {
-      return Invalid(spec, StrCat("splits=", splits, " is outside 1..", max_splits,
+      return ArgumentError(spec.kernel,
+                           StrCat("splits=", splits, " is outside 1..", max_splits,
                                   v == Variant::kSplitK ? "" : " (at most one per 64 k)"));
     }
     if (args.m > device.max_grid.y) {
-      return Invalid(spec, StrCat("m=", args.m, " exceeds the reduce grid's limit of ",
-                                  device.max_grid.y, " rows"));
+      return ArgumentError(spec.kernel, StrCat("m=", args.m, " exceeds the reduce grid's limit of ",
+                                               device.max_grid.y, " rows"));
     }
     const uint64_t need = WorkspaceBytes(v, args);
     if (args.workspace.is_null()) {
-      return Invalid(spec, StrCat("needs a workspace of ", need, " bytes (WorkspaceBytes)"));
+      return ArgumentError(spec.kernel,
+                           StrCat("needs a workspace of ", need, " bytes (WorkspaceBytes)"));
     }
     if (args.workspace_bytes != 0 && args.workspace_bytes < need) {
-      return Invalid(spec, StrCat("workspace_bytes=", args.workspace_bytes, " is less than the ",
-                                  need, " bytes ", splits, " splits need (WorkspaceBytes)"));
+      return ArgumentError(
+          spec.kernel, StrCat("workspace_bytes=", args.workspace_bytes, " is less than the ", need,
+                              " bytes ", splits, " splits need (WorkspaceBytes)"));
     }
   }
   return absl::OkStatus();
 }
 
-Dim3 DenseGemm::Grid(Variant v, const GemmArgs& args) const {
-  const VariantSpec& spec = Spec(v);
+LaunchDims DenseGemm::Dims(const VariantSpec& spec, const GemmArgs& args) const {
+  const DeviceInfo& device = gpu_->device_info();
+  const uint32_t splits = spec.second_kernel.empty() ? 1 : Splits(spec.variant, args);
+  Dim3 grid;
   if (spec.order == GridOrder::kPersistent) {
-    const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
-    uint64_t units = TileCount(spec, args.m, args.n);
-    if (spec.shape == ArgShape::kSplitKTma) {
-      units *= Splits(v, args);
-    }
-    return {static_cast<uint32_t>(std::min(units, sms)), 1, 1};
+    grid = PersistentGrid(TileCount(spec, args.m, args.n) * splits, device);
+  } else {
+    grid = TileGrid(spec, args.m, args.n, splits);
   }
-  return TileGrid(spec, args.m, args.n);
-}
-
-LaunchDims DenseGemm::Dims(Variant v, const GemmArgs& args) const {
-  const VariantSpec& spec = Spec(v);
-  const Dim3 grid = Grid(v, args);
-  if (!spec.warps_per_shape) return {grid, spec.block, spec.shared_mem_bytes};
-  const uint32_t warps =
-      GemvWarps(grid.x, static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1)));
-  return {grid,
-          {32 * warps, 1, 1},
-          GemvSharedBytes(warps, CeilDiv(spec.max_m, 8))};
+  if (!spec.extra.warps_per_wave) return {grid, spec.block, spec.shared_mem_bytes};
+  const uint32_t warps = GemvWarps(grid.x, static_cast<uint32_t>(std::max(device.sm_count, 1)));
+  return {grid, {32 * warps, 1, 1}, GemvSharedBytes(warps, CeilDiv(spec.max_m, 8))};
 }
 
 uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
+  const VariantSpec* spec = kVariants.Find(v);
+  if (spec == nullptr || spec->second_kernel.empty()) return 1;
   const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
-  const uint64_t tiles = std::max<uint64_t>(1, TileCount(Spec(v), args.m, args.n));
+  const uint64_t tiles = std::max<uint64_t>(1, TileCount(*spec, args.m, args.n));
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
   if (v == Variant::kWgmma128x128SplitK) {
     // One wave: tiles x splits <= SMs.
@@ -186,7 +170,8 @@ uint32_t DenseGemm::Splits(Variant v, const GemmArgs& args) const {
 }
 
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
-  if (Spec(v).reduce_kernel.empty()) return 0;
+  const VariantSpec* spec = kVariants.Find(v);
+  if (spec == nullptr || spec->second_kernel.empty()) return 0;
   const uint64_t splits = Splits(v, args);
   return splits * args.m * args.n * sizeof(float);
 }
@@ -203,13 +188,32 @@ uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
   return WorthSplitting(args) ? WorkspaceBytes(Variant::kWgmma128x128SplitK, args) : 0;
 }
 
-absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
+absl::StatusOr<GemmPlan> DenseGemm::Plan(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
-  return Launch(v, args, stream);
+  return PlanAccepted(kVariants[v], args);
+}
+
+absl::StatusOr<GemmPlan> DenseGemm::Plan(const GemmArgs& args) const {
+  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));  // Pick ran CanImplement for v
+  return PlanAccepted(kVariants[v], args);
+}
+
+absl::Status DenseGemm::Run(const GemmPlan& plan, StreamHandle stream) const {
+  return RunLaunches(plan.launches, stream);
+}
+
+absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
+  GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, Plan(v, args));
+  return Run(plan, stream);
+}
+
+absl::Status DenseGemm::Gemm(const GemmArgs& args, StreamHandle stream) const {
+  GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, Plan(args));
+  return Run(plan, stream);
 }
 
 absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& spec,
-                                                             const GemmArgs& args) const {
+                                                            const GemmArgs& args) const {
   // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
   // 128-byte swizzle (kK BF16 = 128 bytes).
   auto map = [&](DevicePtr base, uint32_t rows, uint32_t stride, uint32_t box_rows) {
@@ -229,50 +233,91 @@ absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& s
   return maps;
 }
 
-absl::Status DenseGemm::Launch(Variant v, const GemmArgs& args, StreamHandle stream) const {
-  const VariantSpec& spec = Spec(v);
-  const KernelHandle kernel = kernels_[static_cast<size_t>(v)];
-  const LaunchDims dims = Dims(v, args);
+absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
+                                                 const GemmArgs& args) const {
+  const Variant v = spec.variant;
+  GemmPlan plan;
+  plan.variant = v;
+  plan.variant_name = spec.name;
+  const LaunchDims dims = Dims(spec, args);
+  const uint32_t m = args.m, n = args.n, k = args.k;
+  auto unbound = [&] {
+    return absl::InternalError(StrCat(spec.kernel, ": not bound to its argument list"));
+  };
   switch (spec.shape) {
-    case ArgShape::kGemm:
-      return GemmDef(spec.kernel)
-          .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k);
-    case ArgShape::kGemmLdb:
-      return GemmLdbDef(spec.kernel)
-          .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k,
-                  EffectiveLdb(args));
-    case ArgShape::kGemmScaledAcc:
-      return GemmScaledAccDef(spec.kernel)
-          .Launch(*gpu_, kernel, dims, stream, args.a, args.b, args.c, args.m, args.n, args.k,
-                  args.scale);
-    case ArgShape::kGemmTma: {
+    case ArgShape::kMnk: {
+      const auto* kernel = Bound<MnkArgs>(v);
+      if (kernel == nullptr) return unbound();
+      plan.launches.push_back(kernel->Launch(
+          *gpu_, dims, {.a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k}));
+      return plan;
+    }
+    case ArgShape::kLdb: {
+      const auto* kernel = Bound<LdbArgs>(v);
+      if (kernel == nullptr) return unbound();
+      plan.launches.push_back(kernel->Launch(*gpu_, dims,
+                                             {.a = args.a,
+                                              .b = args.b,
+                                              .c = args.c,
+                                              .m = m,
+                                              .n = n,
+                                              .k = k,
+                                              .ldb = EffectiveLdb(args)}));
+      return plan;
+    }
+    case ArgShape::kScaledAcc: {
+      const auto* kernel = Bound<ScaledAccArgs>(v);
+      if (kernel == nullptr) return unbound();
+      plan.launches.push_back(kernel->Launch(
+          *gpu_, dims,
+          {.a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k, .scale = args.scale}));
+      return plan;
+    }
+    case ArgShape::kTma: {
+      const auto* kernel = Bound<TmaArgs>(v);
+      if (kernel == nullptr) return unbound();
       GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
-      return TmaGemmDef(spec.kernel)
-          .Launch(*gpu_, kernel, dims, stream, maps.a, maps.b, args.c, args.m, args.n, args.k);
+      plan.launches.push_back(kernel->Launch(
+          *gpu_, dims, {.a_map = maps.a, .b_map = maps.b, .c = args.c, .m = m, .n = n, .k = k}));
+      return plan;
     }
     case ArgShape::kSplitK:
-    case ArgShape::kSplitKTma: {
-      const uint32_t splits = Splits(v, args);
+    case ArgShape::kTmaSplitK: {
+      plan.splits = Splits(v, args);
+      plan.workspace_bytes = WorkspaceBytes(v, args);
       if (spec.shape == ArgShape::kSplitK) {
-        GPUOPS_RETURN_IF_ERROR(
-            SplitKPartialDef(spec.kernel)
-                .Launch(*gpu_, kernel, {TileGrid(spec, args.m, args.n, splits), spec.block, 0},
-                        stream, args.a, args.b, args.workspace, args.m, args.n, args.k, splits));
+        const auto* kernel = Bound<SplitKPartialArgs>(v);
+        if (kernel == nullptr) return unbound();
+        plan.launches.push_back(kernel->Launch(*gpu_, dims,
+                                               {.a = args.a,
+                                                .b = args.b,
+                                                .workspace = args.workspace,
+                                                .m = m,
+                                                .n = n,
+                                                .k = k,
+                                                .splits = plan.splits}));
       } else {
+        const auto* kernel = Bound<TmaSplitKArgs>(v);
+        if (kernel == nullptr) return unbound();
         GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
-        GPUOPS_RETURN_IF_ERROR(TmaSplitKPartialDef(spec.kernel)
-                                   .Launch(*gpu_, kernel, dims, stream, maps.a, maps.b,
-                                           args.workspace, args.m, args.n, args.k, splits));
+        plan.launches.push_back(kernel->Launch(*gpu_, dims,
+                                               {.a_map = maps.a,
+                                                .b_map = maps.b,
+                                                .workspace = args.workspace,
+                                                .m = m,
+                                                .n = n,
+                                                .k = k,
+                                                .splits = plan.splits}));
       }
-      const LaunchDims reduce{{CeilDiv(args.n, SplitKTile::kReduceThreads), args.m, 1},
-                              {SplitKTile::kReduceThreads, 1, 1},
-                              0};
-      return SplitKReduceDef(spec.reduce_kernel)
-          .Launch(*gpu_, splitk_reduce_, reduce, stream, args.workspace, args.c, args.m, args.n,
-                  splits);
+      const LaunchDims reduce{
+          {CeilDiv(n, SplitKTile::kReduceThreads), m, 1}, {SplitKTile::kReduceThreads, 1, 1}, 0};
+      plan.launches.push_back(splitk_reduce_.Launch(
+          *gpu_, reduce,
+          {.workspace = args.workspace, .c = args.c, .m = m, .n = n, .splits = plan.splits}));
+      return plan;
     }
   }
-  return absl::InternalError("dense: unknown argument shape");
+  return absl::InternalError(StrCat(spec.kernel, ": unknown argument shape"));
 }
 
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
@@ -287,9 +332,9 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // the narrower tiles cost (they run at about 0.55 of the wide tile's time).
   const double sms = std::max(gpu_->device_info().sm_count, 1);
   const double wide_waves =
-      std::ceil(TileCount(Spec(Variant::kWgmma128x256), args.m, args.n) / sms);
+      std::ceil(TileCount(kVariants[Variant::kWgmma128x256], args.m, args.n) / sms);
   const double narrow_waves =
-      std::ceil(TileCount(Spec(Variant::kWgmma128x128), args.m, args.n) / sms) * 0.55;
+      std::ceil(TileCount(kVariants[Variant::kWgmma128x128], args.m, args.n) / sms) * 0.55;
   if (WorthSplitting(args) &&
       args.workspace_bytes >= WorkspaceBytes(Variant::kWgmma128x128SplitK, args)) {
     order.push_back(Variant::kWgmma128x128SplitK);
@@ -310,11 +355,6 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   return absl::FailedPreconditionError(StrCat("dense: no variant can run m=", args.m, " n=", args.n,
                                               " k=", args.k, " ldb=", EffectiveLdb(args),
                                               " (last refusal: ", last.message(), ")"));
-}
-
-absl::Status DenseGemm::Gemm(const GemmArgs& args, StreamHandle stream) const {
-  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));  // Pick ran CanImplement for v
-  return Launch(v, args, stream);
 }
 
 }  // namespace gpuops::ops::dense

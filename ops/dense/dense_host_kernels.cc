@@ -8,11 +8,13 @@
 // k order, which satisfies their bound, and identically for the plain and the fused epilogue.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "gpuops/runtime/bf16.h"
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
+#include "ops/dense/dense_args.h"
 #include "ops/dense/dense_gemm.h"
 
 namespace gpuops::ops::dense {
@@ -34,52 +36,29 @@ absl::Status CheckAligned(const HostLaunch& l, DevicePtr p, std::string_view wha
   return absl::OkStatus();
 }
 
-absl::Status CheckBlock(const HostLaunch& l, Dim3 want) {
-  if (l.block() != want) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
-                                             ToString(l.block()), ", the kernel is written for ",
-                                             ToString(want)));
+// A, B and C of an (a, b, c, m, n, k[, ldb]) argument list, sized as the kernel reads and writes
+// them: A is M x K, B is N rows ldb apart, C is M x N.
+template <typename Args>
+absl::StatusOr<GemmView> ViewGemm(const HostLaunch& l, HostMemory& mem, const Args& args,
+                                  uint32_t ldb, bool vector_loads) {
+  GemmView g{.m = args.m, .n = args.n, .k = args.k, .ldb = ldb};
+  if (ldb < args.k) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ldb=", ldb, " < k=", args.k, " (B rows overlap)"));
   }
-  return absl::OkStatus();
-}
-
-// A and B views sized as the kernel reads them: A is M x K, B is N rows ldb apart.
-absl::StatusOr<GemmView> ViewInputs(const HostLaunch& l, HostMemory& mem, uint32_t m, uint32_t n,
-                                    uint32_t k, uint32_t ldb, bool vector_loads) {
-  GemmView g{.m = m, .n = n, .k = k, .ldb = ldb};
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr a, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr b, l.ptr(1));
   if (vector_loads) {
-    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, a, "argument #0 (a)"));
-    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, b, "argument #1 (b)"));
+    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, args.a, ArgLabel(&Args::a)));
+    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, args.b, ArgLabel(&Args::b)));
     if (ldb % 8 != 0) {
       return absl::InvalidArgumentError(
           StrCat(l.kernel(), ": B row stride ", ldb, " is not a multiple of 8 (misaligned rows)"));
     }
   }
-  GPUOPS_ASSIGN_OR_RETURN(g.a, mem.View<uint16_t>(a, uint64_t{m} * k, "argument #0 (a)"));
+  GPUOPS_ASSIGN_OR_RETURN(g.a, mem.View<uint16_t>(args.a, uint64_t{g.m} * g.k, ArgLabel(&Args::a)));
   GPUOPS_ASSIGN_OR_RETURN(
-      g.b, mem.View<uint16_t>(b, n == 0 ? 0 : uint64_t{n - 1} * ldb + k, "argument #1 (b)"));
-  return g;
-}
-
-// The (a, b, c, m, n, k[, ldb]) kernels.
-absl::StatusOr<GemmView> ViewGemm(const HostLaunch& l, HostMemory& mem, bool has_ldb,
-                                  bool vector_loads) {
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
-  uint32_t ldb = k;
-  if (has_ldb) {
-    GPUOPS_ASSIGN_OR_RETURN(ldb, l.u32(6));
-    if (ldb < k) {
-      return absl::InvalidArgumentError(
-          StrCat(l.kernel(), ": ldb=", ldb, " < k=", k, " (B rows overlap)"));
-    }
-  }
-  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewInputs(l, mem, m, n, k, ldb, vector_loads));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr c, l.ptr(2));
-  GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(c, uint64_t{m} * n, "argument #2 (c)"));
+      g.b,
+      mem.View<uint16_t>(args.b, g.n == 0 ? 0 : uint64_t{g.n - 1} * ldb + g.k, ArgLabel(&Args::b)));
+  GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(args.c, uint64_t{g.m} * g.n, ArgLabel(&Args::c)));
   return g;
 }
 
@@ -112,111 +91,102 @@ void TileSums(const GemmView& g, uint32_t row0, uint32_t rows, uint32_t col0, ui
   }
 }
 
-// Calls fn(row0, rows, col0, cols) for each block of an N-fast grid of tile_m x tile_n tiles,
-// clipped to M and N; tiles outside them are skipped, as the kernels' guards do.
-template <typename Fn>
-void ForEachTile(const HostLaunch& l, uint32_t m, uint32_t n, uint32_t tile_m, uint32_t tile_n,
-                 uint32_t rows_per_block, uint32_t cols_per_block, Fn fn) {
-  for (uint64_t by = 0; by < l.grid().y; ++by) {
-    for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
-      const uint64_t row0 = by * tile_m;
-      const uint64_t col0 = bx * tile_n;
-      if (row0 >= m || col0 >= n) continue;
-      const auto rows = static_cast<uint32_t>(std::min<uint64_t>(rows_per_block, m - row0));
-      const auto cols = static_cast<uint32_t>(std::min<uint64_t>(cols_per_block, n - col0));
-      fn(static_cast<uint32_t>(row0), rows, static_cast<uint32_t>(col0), cols);
-    }
-  }
-}
-
 // dense_gemm_bf16: thread (x, y) of block (bx, by) owns row by*16 + y, column bx*16 + x.
 absl::Status Scalar(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/false, /*vector_loads=*/false));
+  GPUOPS_ASSIGN_OR_RETURN(MnkArgs args, l.Unpack<MnkArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.k, /*vector_loads=*/false));
   std::vector<float> acc;
-  ForEachTile(l, g.m, g.n, ScalarTile::kM, ScalarTile::kN, l.block().y, l.block().x,
-              [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
-                TileSums(g, row0, rows, col0, cols, 0, g.k, false, acc);
-                for (uint32_t r = 0; r < rows; ++r) {
-                  for (uint32_t j = 0; j < cols; ++j) {
-                    g.c[size_t{row0 + r} * g.n + col0 + j] = FloatToBf16(acc[size_t{r} * cols + j]);
-                  }
-                }
-              });
+  ForEachNFastTile(l, g.m, g.n, ScalarTile::kM, ScalarTile::kN, l.block().y, l.block().x,
+                   [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
+                     TileSums(g, row0, rows, col0, cols, 0, g.k, false, acc);
+                     for (uint32_t r = 0; r < rows; ++r) {
+                       for (uint32_t j = 0; j < cols; ++j) {
+                         g.c[size_t{row0 + r} * g.n + col0 + j] =
+                             FloatToBf16(acc[size_t{r} * cols + j]);
+                       }
+                     }
+                   });
   return absl::OkStatus();
 }
 
-// Whole-tile kernels: router, tc, tc_ldb, tc_scaled_acc, pipelined, pipelined_ldb.
-struct TileKernel {
-  Dim3 block;
-  uint32_t tile_m;
-  uint32_t tile_n;
-  bool has_ldb;
-  bool scaled_acc;
-};
-
-absl::Status WholeTile(const TileKernel& kernel, const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, kernel.block));
-  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, kernel.has_ldb, /*vector_loads=*/true));
-  float scale = 0.0f;
-  if (kernel.scaled_acc) {
-    GPUOPS_ASSIGN_OR_RETURN(scale, l.f32(6));
-  }
+// Whole-tile kernels (router, tc, tc_ldb, tc_scaled_acc, pipelined, pipelined_ldb): each block
+// owns one tile_m x tile_n tile. `scale` is the fused epilogue's (nullopt: plain store).
+absl::Status WholeTile(const VariantSpec& spec, const HostLaunch& l, const GemmView& g,
+                       std::optional<float> scale) {
+  GPUOPS_RETURN_IF_ERROR(RequireBlock(l, spec.block));
   std::vector<float> acc;
-  ForEachTile(l, g.m, g.n, kernel.tile_m, kernel.tile_n, kernel.tile_m, kernel.tile_n,
-              [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
-                TileSums(g, row0, rows, col0, cols, 0, g.k, false, acc);
-                for (uint32_t r = 0; r < rows; ++r) {
-                  for (uint32_t j = 0; j < cols; ++j) {
-                    uint16_t& out = g.c[size_t{row0 + r} * g.n + col0 + j];
-                    const uint16_t product = FloatToBf16(acc[size_t{r} * cols + j]);
-                    out = kernel.scaled_acc
-                              ? FloatToBf16(std::fma(scale, Bf16ToFloat(product), Bf16ToFloat(out)))
-                              : product;
-                  }
-                }
-              });
+  ForEachNFastTile(
+      l, g.m, g.n, spec.tile_m, spec.tile_n, spec.tile_m, spec.tile_n,
+      [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
+        TileSums(g, row0, rows, col0, cols, 0, g.k, false, acc);
+        for (uint32_t r = 0; r < rows; ++r) {
+          for (uint32_t j = 0; j < cols; ++j) {
+            uint16_t& out = g.c[size_t{row0 + r} * g.n + col0 + j];
+            const uint16_t product = FloatToBf16(acc[size_t{r} * cols + j]);
+            out = scale ? FloatToBf16(std::fma(*scale, Bf16ToFloat(product), Bf16ToFloat(out)))
+                        : product;
+          }
+        }
+      });
   return absl::OkStatus();
+}
+
+absl::Status WholeTileMnk(Variant v, const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_ASSIGN_OR_RETURN(MnkArgs args, l.Unpack<MnkArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.k, /*vector_loads=*/true));
+  return WholeTile(kVariants[v], l, g, std::nullopt);
+}
+
+absl::Status WholeTileLdb(Variant v, const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.ldb, /*vector_loads=*/true));
+  return WholeTile(kVariants[v], l, g, std::nullopt);
+}
+
+absl::Status WholeTileScaledAcc(Variant v, const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_ASSIGN_OR_RETURN(ScaledAccArgs args, l.Unpack<ScaledAccArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.k, /*vector_loads=*/true));
+  return WholeTile(kVariants[v], l, g, args.scale);
 }
 
 // dense_gemm_bf16_splitk_partial: thread (x, y) of block (bx, by, split) owns one partial.
 absl::Status SplitKPartial(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t splits, l.u32(6));
-  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewInputs(l, mem, m, n, k, k, /*vector_loads=*/false));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr ws_ptr, l.ptr(2));
+  GPUOPS_ASSIGN_OR_RETURN(SplitKPartialArgs args, l.Unpack<SplitKPartialArgs>());
+  const uint32_t m = args.m, n = args.n, k = args.k, splits = args.splits;
+  GemmView g{.m = m, .n = n, .k = k, .ldb = k};
   GPUOPS_ASSIGN_OR_RETURN(
-      auto ws, mem.View<float>(ws_ptr, uint64_t{splits} * m * n, "argument #2 (workspace)"));
+      g.a, mem.View<uint16_t>(args.a, uint64_t{m} * k, ArgLabel(&SplitKPartialArgs::a)));
+  GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(args.b, n == 0 ? 0 : uint64_t{n - 1} * k + k,
+                                                  ArgLabel(&SplitKPartialArgs::b)));
+  GPUOPS_ASSIGN_OR_RETURN(auto ws, mem.View<float>(args.workspace, uint64_t{splits} * m * n,
+                                                   ArgLabel(&SplitKPartialArgs::workspace)));
   if (splits == 0) return absl::OkStatus();
   const uint32_t chunk = SplitKChunk(k, splits);
   std::vector<float> acc;
   for (uint64_t split = 0; split < std::min<uint64_t>(l.grid().z, splits); ++split) {
     const uint32_t begin = std::min<uint64_t>(k, split * chunk);
     const uint32_t end = std::min(k, begin + chunk);
-    ForEachTile(l, m, n, SplitKTile::kM, SplitKTile::kN, l.block().y, l.block().x,
-                [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
-                  TileSums(g, row0, rows, col0, cols, begin, end, /*fused=*/true, acc);
-                  for (uint32_t r = 0; r < rows; ++r) {
-                    for (uint32_t j = 0; j < cols; ++j) {
-                      ws[(split * m + row0 + r) * n + col0 + j] = acc[size_t{r} * cols + j];
-                    }
-                  }
-                });
+    ForEachNFastTile(l, m, n, SplitKTile::kM, SplitKTile::kN, l.block().y, l.block().x,
+                     [&](uint32_t row0, uint32_t rows, uint32_t col0, uint32_t cols) {
+                       TileSums(g, row0, rows, col0, cols, begin, end, /*fused=*/true, acc);
+                       for (uint32_t r = 0; r < rows; ++r) {
+                         for (uint32_t j = 0; j < cols; ++j) {
+                           ws[(split * m + row0 + r) * n + col0 + j] = acc[size_t{r} * cols + j];
+                         }
+                       }
+                     });
   }
   return absl::OkStatus();
 }
 
 // dense_gemm_bf16_splitk_reduce: thread x of block (bx, row) owns column bx*256 + x.
 absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr ws_ptr, l.ptr(0));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr c_ptr, l.ptr(1));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(2));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(3));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t splits, l.u32(4));
+  GPUOPS_ASSIGN_OR_RETURN(SplitKReduceArgs args, l.Unpack<SplitKReduceArgs>());
+  const uint32_t m = args.m, n = args.n, splits = args.splits;
+  GPUOPS_ASSIGN_OR_RETURN(auto ws, mem.View<float>(args.workspace, uint64_t{splits} * m * n,
+                                                   ArgLabel(&SplitKReduceArgs::workspace)));
   GPUOPS_ASSIGN_OR_RETURN(
-      auto ws, mem.View<float>(ws_ptr, uint64_t{splits} * m * n, "argument #0 (workspace)"));
-  GPUOPS_ASSIGN_OR_RETURN(auto c, mem.View<uint16_t>(c_ptr, uint64_t{m} * n, "argument #1 (c)"));
+      auto c, mem.View<uint16_t>(args.c, uint64_t{m} * n, ArgLabel(&SplitKReduceArgs::c)));
   for (uint64_t row = 0; row < std::min<uint64_t>(l.grid().y, m); ++row) {
     for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
       for (uint64_t t = 0; t < l.block().x; ++t) {
@@ -231,10 +201,25 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
-// The outputs of the gemv blocks: block b owns weight rows [16 b, 16 b + 16) for activation
-// rows below 8 n_tiles.
-absl::Status GemvOutputs(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
-  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, /*has_ldb=*/true, /*vector_loads=*/true));
+// dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory; block b owns
+// weight rows [16 b, 16 b + 16) for activation rows below 8 n_tiles.
+absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
+  const uint32_t warps = l.block().x / 32;
+  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
+      l.block().z != 1) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
+                                             ToString(l.block()),
+                                             ", the kernel needs (32 W, 1, 1)"
+                                             " with 1 <= W <= ",
+                                             GemvTile::kMaxWarps));
+  }
+  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ", warps, " warps need ", GemvSharedBytes(warps, n_tiles),
+               " bytes of shared memory, launched with ", l.shared_mem_bytes()));
+  }
+  GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.ldb, /*vector_loads=*/true));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
   std::vector<float> acc;
   for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
@@ -251,80 +236,63 @@ absl::Status GemvOutputs(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem)
   return absl::OkStatus();
 }
 
-// dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory.
-absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
-  const uint32_t warps = l.block().x / 32;
-  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
-      l.block().z != 1) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
-                                             ToString(l.block()),
-                                             ", the kernel needs (32 W, 1, 1)"
-                                             " with 1 <= W <= ",
-                                             GemvTile::kMaxWarps));
-  }
-  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
+// A tensor map must describe a rows x k BF16 operand with the kernel's box and 128-byte swizzle.
+absl::StatusOr<TensorMapDesc> CheckTensorMap(const HostLaunch& l, const TensorMapBytes& bytes,
+                                             std::string_view label, uint32_t rows, uint32_t k,
+                                             uint32_t box_rows, uint32_t box_k) {
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc d, DecodeHostTensorMap(bytes));
+  if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 || d.global_dims[0] != k ||
+      d.global_dims[1] != rows || d.box_dims[0] != box_k || d.box_dims[1] != box_rows ||
+      d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * 2) {
     return absl::InvalidArgumentError(
-        StrCat(l.kernel(), ": ", warps, " warps need ", GemvSharedBytes(warps, n_tiles),
-               " bytes of shared memory, launched with ", l.shared_mem_bytes()));
+        StrCat(l.kernel(), ": ", label, " describes a ", d.global_dims[1], " x ", d.global_dims[0],
+               " tensor with box ", d.box_dims[1], " x ", d.box_dims[0], "; the kernel needs ",
+               rows, " x ", k, " BF16 with box ", box_rows, " x ", box_k, " and 128-byte swizzle"));
   }
-  return GemvOutputs(n_tiles, l, mem);
+  return d;
 }
 
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
 // [N, K] operands with the kernel's boxes and swizzle; block b walks units b, b + grid.x, ...
 // kSplitK: unit u is tile u % tiles over the k-blocks of split u / tiles (SplitKBlocks), whose
-// FP32 sums go to workspace[split][M][N] (argument #2); otherwise units are tiles and C is BF16.
+// FP32 sums go to workspace[split][M][N]; otherwise units are tiles and C is BF16.
 template <uint32_t kTileN, bool kSplitK>
 absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   using T = WgmmaTile<kTileN>;
-  GPUOPS_RETURN_IF_ERROR(CheckBlock(l, {T::kThreads, 1, 1}));
+  using Args = std::conditional_t<kSplitK, TmaSplitKArgs, TmaArgs>;
+  GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {T::kThreads, 1, 1}));
   if (l.shared_mem_bytes() < T::kSharedBytes) {
     return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with ", l.shared_mem_bytes(),
                                              " bytes of shared memory, its stages need ",
                                              T::kSharedBytes));
   }
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, l.tensor_map(0));
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map, l.tensor_map(1));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t m, l.u32(3));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t n, l.u32(4));
-  GPUOPS_ASSIGN_OR_RETURN(uint32_t k, l.u32(5));
+  GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
+  const uint32_t m = args.m, n = args.n, k = args.k;
   uint32_t splits = 1;
   if constexpr (kSplitK) {
-    GPUOPS_ASSIGN_OR_RETURN(splits, l.u32(6));
+    splits = args.splits;
     const uint32_t k_blocks = CeilDiv(k, T::kK);
     if (splits < 1 || splits > k_blocks) {
-      return absl::InvalidArgumentError(StrCat(l.kernel(), ": argument #6 (splits) is ", splits,
-                                               ", the kernel needs 1..", k_blocks,
+      return absl::InvalidArgumentError(StrCat(l.kernel(), ": ", ArgLabel(&Args::splits), " is ",
+                                               splits, ", the kernel needs 1..", k_blocks,
                                                " (one k-block of ", T::kK, " per split at least)"));
     }
   }
-  auto check_map = [&](const TensorMapDesc& d, std::string_view name, uint32_t rows,
-                       uint32_t box_rows) -> absl::Status {
-    if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 || d.global_dims[0] != k ||
-        d.global_dims[1] != rows || d.box_dims[0] != T::kK || d.box_dims[1] != box_rows ||
-        d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * 2) {
-      return absl::InvalidArgumentError(
-          StrCat(l.kernel(), ": argument ", name, " describes a ", d.global_dims[1], " x ",
-                 d.global_dims[0], " tensor with box ", d.box_dims[1], " x ", d.box_dims[0],
-                 "; the kernel needs ", rows, " x ", k, " BF16 with box ", box_rows, " x ", T::kK,
-                 " and 128-byte swizzle"));
-    }
-    return absl::OkStatus();
-  };
-  GPUOPS_RETURN_IF_ERROR(check_map(a_map, "#0 (a_map)", m, T::kM));
-  GPUOPS_RETURN_IF_ERROR(check_map(b_map, "#1 (b_map)", n, T::kN));
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map),
+                                                              m, k, T::kM, T::kK));
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map, CheckTensorMap(l, args.b_map, ArgLabel(&Args::b_map),
+                                                              n, k, T::kN, T::kK));
   GemmView g{.m = m, .n = n, .k = k, .ldb = static_cast<uint32_t>(b_map.global_strides[1] / 2)};
   GPUOPS_ASSIGN_OR_RETURN(
-      g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k, "argument #0 (a_map)"));
+      g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k, ArgLabel(&Args::a_map)));
   GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(b_map.global_address, uint64_t{n - 1} * g.ldb + k,
-                                                  "argument #1 (b_map)"));
-  GPUOPS_ASSIGN_OR_RETURN(DevicePtr out, l.ptr(2));
+                                                  ArgLabel(&Args::b_map)));
   absl::Span<float> ws;
   if constexpr (kSplitK) {
     GPUOPS_ASSIGN_OR_RETURN(
-        ws, mem.View<float>(out, uint64_t{splits} * m * n, "argument #2 (workspace)"));
+        ws, mem.View<float>(args.workspace, uint64_t{splits} * m * n, ArgLabel(&Args::workspace)));
   } else {
-    GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(out, uint64_t{m} * n, "argument #2 (c)"));
+    GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(args.c, uint64_t{m} * n, ArgLabel(&Args::c)));
   }
   const uint32_t num_m = CeilDiv(m, T::kM);
   const uint32_t num_n = CeilDiv(n, T::kN);
@@ -362,31 +330,47 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
 }  // namespace
 
 void RegisterHostKernels(HostKernelRegistry& registry) {
-  registry.Register(Spec(Variant::kGemvM8).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(1, l, mem); });
-  registry.Register(Spec(Variant::kGemvM16).kernel,
-                    [](const HostLaunch& l, HostMemory& mem) { return Gemv(2, l, mem); });
-  registry.Register(Spec(Variant::kWgmma128x256).kernel, Wgmma<256, false>);
-  registry.Register(Spec(Variant::kWgmma128x128).kernel, Wgmma<128, false>);
-  registry.Register(Spec(Variant::kWgmma128x128SplitK).kernel, Wgmma<128, true>);
-  registry.Register(Spec(Variant::kScalar).kernel, Scalar);
-  auto whole = [&registry](Variant v, TileKernel t) {
-    registry.Register(Spec(v).kernel,
-                      [t](const HostLaunch& l, HostMemory& mem) { return WholeTile(t, l, mem); });
-  };
-  const Dim3 router_block{RouterTile::kThreadsX, RouterTile::kThreadsY, 1};
-  const Dim3 tc_block{TensorCoreTile::kThreads, 1, 1};
-  const Dim3 pipelined_block{PipelinedTile::kThreads, 1, 1};
-  whole(Variant::kRouter, {router_block, RouterTile::kM, RouterTile::kN, false, false});
-  whole(Variant::kTensorCore, {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, false, false});
-  whole(Variant::kTensorCoreScaledAcc,
-        {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, false, true});
-  whole(Variant::kTensorCoreLdb, {tc_block, TensorCoreTile::kM, TensorCoreTile::kN, true, false});
-  whole(Variant::kPipelined, {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, false, false});
-  whole(Variant::kPipelinedLdb,
-        {pipelined_block, PipelinedTile::kM, PipelinedTile::kN, true, false});
-  registry.Register(Spec(Variant::kSplitK).kernel, SplitKPartial);
-  registry.Register(Spec(Variant::kSplitK).reduce_kernel, SplitKReduce);
+  for (const VariantSpec& spec : kVariants.rows()) {
+    const Variant v = spec.variant;
+    HostKernelFn fn;
+    switch (v) {
+      case Variant::kScalar:
+        fn = Scalar;
+        break;
+      case Variant::kRouter:
+      case Variant::kTensorCore:
+      case Variant::kPipelined:
+        fn = [v](const HostLaunch& l, HostMemory& mem) { return WholeTileMnk(v, l, mem); };
+        break;
+      case Variant::kTensorCoreLdb:
+      case Variant::kPipelinedLdb:
+        fn = [v](const HostLaunch& l, HostMemory& mem) { return WholeTileLdb(v, l, mem); };
+        break;
+      case Variant::kTensorCoreScaledAcc:
+        fn = [v](const HostLaunch& l, HostMemory& mem) { return WholeTileScaledAcc(v, l, mem); };
+        break;
+      case Variant::kSplitK:
+        fn = SplitKPartial;
+        break;
+      case Variant::kGemvM8:
+      case Variant::kGemvM16: {
+        const uint32_t n_tiles = CeilDiv(spec.max_m, 8);
+        fn = [n_tiles](const HostLaunch& l, HostMemory& mem) { return Gemv(n_tiles, l, mem); };
+        break;
+      }
+      case Variant::kWgmma128x256:
+        fn = Wgmma<256, false>;
+        break;
+      case Variant::kWgmma128x128:
+        fn = Wgmma<128, false>;
+        break;
+      case Variant::kWgmma128x128SplitK:
+        fn = Wgmma<128, true>;
+        break;
+    }
+    registry.Register(spec.kernel, std::move(fn));
+    if (!spec.second_kernel.empty()) registry.Register(spec.second_kernel, SplitKReduce);
+  }
 }
 
 }  // namespace gpuops::ops::dense

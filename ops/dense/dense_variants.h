@@ -1,5 +1,5 @@
 // The dense family's variants table: every kernel of ops/dense/cuda with its launch geometry,
-// argument shape, requirements and accuracy contract. Launchers, CanImplement, the dispatcher,
+// argument list, requirements and accuracy contract. The launcher, CanImplement, the dispatcher,
 // the host emulations and the tests all read it; the tile numbers come from cuda/dense_tiles.h,
 // which the kernels compile against.
 //
@@ -11,9 +11,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "absl/status/statusor.h"
-#include "gpuops/runtime/types.h"
 #include "ops/dense/cuda/dense_tiles.h"
+#include "ops/family_kit.h"
 
 namespace gpuops::ops::dense {
 
@@ -33,255 +32,173 @@ enum class Variant : uint8_t {
   kWgmma128x128SplitK,
 };
 
-// The argument list a variant's kernel takes; one launcher per shape.
+// The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
 enum class ArgShape : uint8_t {
-  kGemm,           // (a, b, c, m, n, k)
-  kGemmLdb,        // (a, b, c, m, n, k, ldb)
-  kGemmScaledAcc,  // (a, b, c, m, n, k, scale): c = bf16(fmaf(scale, bf16(A·Bᵀ), c))
-  kSplitK,   // partial (a, b, workspace, m, n, k, splits), then reduce (workspace, c, m, n, splits)
-  kGemmTma,  // (a_map, b_map, c, m, n, k): A and B through TMA tensor maps (B's map holds ldb)
-  kSplitKTma,  // partial (a_map, b_map, workspace, m, n, k, splits), then split-K's reduce
+  kMnk,        // MnkArgs
+  kLdb,        // LdbArgs
+  kScaledAcc,  // ScaledAccArgs: c = bf16(fmaf(scale, bf16(A·Bᵀ), c))
+  kSplitK,     // SplitKPartialArgs, then the reduce's SplitKReduceArgs
+  kTma,        // TmaArgs: A and B through TMA tensor maps (B's map holds ldb)
+  kTmaSplitK,  // TmaSplitKArgs, then split-K's reduce
 };
 
 // Whether the variant's kernel takes A and B as TMA tensor maps (B's row stride in B's map).
 constexpr bool TakesTensorMaps(ArgShape s) {
-  return s == ArgShape::kGemmTma || s == ArgShape::kSplitKTma;
+  return s == ArgShape::kTma || s == ArgShape::kTmaSplitK;
 }
+// Whether the variant takes B's row stride (ldb) at all: the _ldb, gemv and TMA kernels.
+constexpr bool TakesLdb(ArgShape s) { return s == ArgShape::kLdb || TakesTensorMaps(s); }
 
-// How a variant's grid covers the output.
-enum class GridOrder : uint8_t {
-  kNFast,       // grid (ceil(N / tile_n), ceil(M / tile_m)): blockIdx.x walks N
-  kPersistent,  // grid (min(units, SMs)), units = tiles (x splits for split-K): block b takes
-                // units b, b + grid.x, ... in PersistentTileCoords order
+struct DenseExtra {
+  // The gemv kernels: block.x = 32 GemvWarps(N tiles, SMs) and shared memory GemvSharedBytes
+  // instead of the row's block (the largest) and shared_mem_bytes.
+  bool warps_per_wave = false;
+  friend constexpr bool operator==(DenseExtra, DenseExtra) = default;
 };
 
-// Accuracy contracts (../shared/docs/numerics.md).
-enum class Accuracy : uint8_t {
-  kStrictOrder,     // bf16 of the FP32 sum in k order, one rounding per multiply and add
-  kTensorCore,      // |out - ref| <= ulp(ref) + 2^-14 Σ|a·b|, relative Frobenius < 8e-3
-  kFusedScaledAdd,  // bit-identical to kTensorCore GEMM then common_bf16_scaled_add
-};
+using VariantSpec = ops::VariantSpec<Variant, ArgShape, DenseExtra>;
 
-struct VariantSpec {
-  Variant variant;
-  std::string_view name;           // short name: "tc", "pipelined_ldb"
-  std::string_view kernel;         // kernel symbol
-  std::string_view reduce_kernel;  // split-K's second kernel; empty otherwise
-  ArgShape shape;
-  Accuracy accuracy;
-  uint32_t tile_m;
-  uint32_t tile_n;
-  Dim3 block;
-  uint32_t k_multiple;  // K % k_multiple == 0: 8 for 16-byte row loads
-  uint32_t n_multiple;  // N % n_multiple == 0: 8 where C rows are stored in aligned pairs
-  std::string_view summary;
-  uint32_t max_m = 0;             // the most rows of A the kernel covers (0: any)
-  uint32_t shared_mem_bytes = 0;  // dynamic shared memory per block
-  GridOrder order = GridOrder::kNFast;
-  // block.x = 32 GemvWarps(N tiles, SMs) and shared memory GemvSharedBytes instead of `block`
-  // (the largest) and shared_mem_bytes.
-  bool warps_per_shape = false;
-};
-
-inline constexpr auto kVariants = std::to_array<VariantSpec>({
-    {Variant::kScalar,
-     "scalar",
-     "dense_gemm_bf16",
-     "",
-     ArgShape::kGemm,
-     Accuracy::kStrictOrder,
-     ScalarTile::kM,
-     ScalarTile::kN,
-     {ScalarTile::kThreadsX, ScalarTile::kThreadsY, 1},
-     1,
-     1,
-     "one output per thread, strict k order; the reference-grade fallback"},
-    {Variant::kRouter,
-     "router",
-     "dense_gemm_bf16_router",
-     "",
-     ArgShape::kGemm,
-     Accuracy::kStrictOrder,
-     RouterTile::kM,
-     RouterTile::kN,
-     {RouterTile::kThreadsX, RouterTile::kThreadsY, 1},
-     8,
-     1,
-     "register-blocked, scalar's exact k order (bit-identical), no tensor cores"},
-    {Variant::kTensorCore,
-     "tc",
-     "dense_gemm_bf16_tc",
-     "",
-     ArgShape::kGemm,
-     Accuracy::kTensorCore,
-     TensorCoreTile::kM,
-     TensorCoreTile::kN,
-     {TensorCoreTile::kThreads, 1, 1},
-     8,
-     8,
-     "mma.sync m16n8k16, 16 x 64 tile, 128 threads"},
-    {Variant::kTensorCoreScaledAcc,
-     "tc_scaled_acc",
-     "dense_gemm_bf16_tc_scaled_acc",
-     "",
-     ArgShape::kGemmScaledAcc,
-     Accuracy::kFusedScaledAdd,
-     TensorCoreTile::kM,
-     TensorCoreTile::kN,
-     {TensorCoreTile::kThreads, 1, 1},
-     8,
-     8,
-     "c += scale * bf16(A·Bᵀ) fused into the tc kernel"},
-    {Variant::kTensorCoreLdb,
-     "tc_ldb",
-     "dense_gemm_bf16_tc_ldb",
-     "",
-     ArgShape::kGemmLdb,
-     Accuracy::kTensorCore,
-     TensorCoreTile::kM,
-     TensorCoreTile::kN,
-     {TensorCoreTile::kThreads, 1, 1},
-     8,
-     1,
-     "tc with B rows ldb apart; any N (odd vocab)"},
-    {Variant::kPipelined,
-     "pipelined",
-     "dense_gemm_bf16_pipelined",
-     "",
-     ArgShape::kGemm,
-     Accuracy::kTensorCore,
-     PipelinedTile::kM,
-     PipelinedTile::kN,
-     {PipelinedTile::kThreads, 1, 1},
-     8,
-     8,
-     "cp.async 2-stage, 128 x 128 tile, 256 threads, mma.sync"},
-    {Variant::kPipelinedLdb,
-     "pipelined_ldb",
-     "dense_gemm_bf16_pipelined_ldb",
-     "",
-     ArgShape::kGemmLdb,
-     Accuracy::kTensorCore,
-     PipelinedTile::kM,
-     PipelinedTile::kN,
-     {PipelinedTile::kThreads, 1, 1},
-     8,
-     1,
-     "pipelined with B rows ldb apart; any N"},
-    {Variant::kSplitK,
-     "splitk",
-     "dense_gemm_bf16_splitk_partial",
-     "dense_gemm_bf16_splitk_reduce",
-     ArgShape::kSplitK,
-     Accuracy::kTensorCore,
-     SplitKTile::kM,
-     SplitKTile::kN,
-     {SplitKTile::kThreadsX, SplitKTile::kThreadsY, 1},
-     1,
-     1,
-     "FP32 partials per K split into a workspace, reduced in split order"},
-    {Variant::kGemvM8,
-     "gemv_m8",
-     "dense_gemv_bf16_m8",
-     "",
-     ArgShape::kGemmLdb,
-     Accuracy::kTensorCore,
-     8,
-     GemvTile::kRows,
-     {GemvTile::kMaxWarps * 32, 1, 1},
-     8,
-     1,
-     "decode, M <= 8: weights streamed with 16-byte loads, mma.sync, K split across warps",
-     8,
-     0,
-     GridOrder::kNFast,
-     true},
-    {Variant::kGemvM16,
-     "gemv_m16",
-     "dense_gemv_bf16_m16",
-     "",
-     ArgShape::kGemmLdb,
-     Accuracy::kTensorCore,
-     16,
-     GemvTile::kRows,
-     {GemvTile::kMaxWarps * 32, 1, 1},
-     8,
-     1,
-     "decode, M <= 16: as gemv_m8 with two n8 tiles of activations",
-     16,
-     0,
-     GridOrder::kNFast,
-     true},
-    {Variant::kWgmma128x256,
-     "wgmma_128x256",
-     "dense_gemm_bf16_wgmma_128x256",
-     "",
-     ArgShape::kGemmTma,
-     Accuracy::kTensorCore,
-     WgmmaTile<256>::kM,
-     WgmmaTile<256>::kN,
-     {WgmmaTile<256>::kThreads, 1, 1},
-     8,
-     1,
-     "sm_90a: persistent, TMA + mbarriers, producer + 2 consumer warpgroups, wgmma m64n256k16",
-     0,
-     WgmmaTile<256>::kSharedBytes,
-     GridOrder::kPersistent},
-    {Variant::kWgmma128x128,
-     "wgmma_128x128",
-     "dense_gemm_bf16_wgmma_128x128",
-     "",
-     ArgShape::kGemmTma,
-     Accuracy::kTensorCore,
-     WgmmaTile<128>::kM,
-     WgmmaTile<128>::kN,
-     {WgmmaTile<128>::kThreads, 1, 1},
-     8,
-     1,
-     "sm_90a: as wgmma_128x256 with 128-wide tiles (more tiles for small problems)",
-     0,
-     WgmmaTile<128>::kSharedBytes,
-     GridOrder::kPersistent},
-    {Variant::kWgmma128x128SplitK,
-     "wgmma_128x128_splitk",
-     "dense_gemm_bf16_wgmma_128x128_splitk",
-     "dense_gemm_bf16_splitk_reduce",
-     ArgShape::kSplitKTma,
-     Accuracy::kTensorCore,
-     WgmmaTile<128>::kM,
-     WgmmaTile<128>::kN,
-     {WgmmaTile<128>::kThreads, 1, 1},
-     8,
-     1,
-     "sm_90a: wgmma_128x128 over tiles x K splits (FP32 partials, reduced in split order); "
-     "fills the SMs when M x N has few tiles",
-     0,
-     WgmmaTile<128>::kSharedBytes,
-     GridOrder::kPersistent},
-});
-
-// The table is indexed by Variant.
-consteval bool VariantsInOrder() {
-  for (size_t i = 0; i < kVariants.size(); ++i) {
-    if (static_cast<size_t>(kVariants[i].variant) != i) return false;
-  }
-  return true;
-}
-static_assert(VariantsInOrder(), "kVariants[i].variant == i");
-
-const VariantSpec& Spec(Variant v);
-// "tc" -> Variant::kTensorCore; kNotFound listing the names otherwise.
-absl::StatusOr<Variant> ParseVariant(std::string_view name);
-std::string_view ToString(Accuracy a);
-
-// The tiles of a problem: ceil(M / tile_m) x ceil(N / tile_n).
-inline uint64_t TileCount(const VariantSpec& spec, uint32_t m, uint32_t n) {
-  return uint64_t{CeilDiv(m, spec.tile_m)} * CeilDiv(n, spec.tile_n);
-}
-
-// The N-fast tile grid of a variant: (ceil(N / tile_n), ceil(M / tile_m), z).
-inline Dim3 TileGrid(const VariantSpec& spec, uint32_t m, uint32_t n, uint32_t z = 1) {
-  return {CeilDiv(n, spec.tile_n), CeilDiv(m, spec.tile_m), z};
-}
+inline constexpr VariantTable kVariants(
+    "dense",
+    std::to_array<VariantSpec>({
+        {.variant = Variant::kScalar,
+         .name = "scalar",
+         .kernel = "dense_gemm_bf16",
+         .shape = ArgShape::kMnk,
+         .accuracy = Accuracy::kStrictOrder,
+         .tile_m = ScalarTile::kM,
+         .tile_n = ScalarTile::kN,
+         .block = {ScalarTile::kThreadsX, ScalarTile::kThreadsY, 1},
+         .summary = "one output per thread, strict k order; the reference-grade fallback"},
+        {.variant = Variant::kRouter,
+         .name = "router",
+         .kernel = "dense_gemm_bf16_router",
+         .shape = ArgShape::kMnk,
+         .accuracy = Accuracy::kStrictOrder,
+         .tile_m = RouterTile::kM,
+         .tile_n = RouterTile::kN,
+         .block = {RouterTile::kThreadsX, RouterTile::kThreadsY, 1},
+         .k_multiple = 8,
+         .summary = "register-blocked, scalar's exact k order (bit-identical), no tensor cores"},
+        {.variant = Variant::kTensorCore,
+         .name = "tc",
+         .kernel = "dense_gemm_bf16_tc",
+         .shape = ArgShape::kMnk,
+         .tile_m = TensorCoreTile::kM,
+         .tile_n = TensorCoreTile::kN,
+         .block = {TensorCoreTile::kThreads, 1, 1},
+         .k_multiple = 8,
+         .n_multiple = 8,
+         .summary = "mma.sync m16n8k16, 16 x 64 tile, 128 threads"},
+        {.variant = Variant::kTensorCoreScaledAcc,
+         .name = "tc_scaled_acc",
+         .kernel = "dense_gemm_bf16_tc_scaled_acc",
+         .shape = ArgShape::kScaledAcc,
+         .accuracy = Accuracy::kBitIdentical,
+         .tile_m = TensorCoreTile::kM,
+         .tile_n = TensorCoreTile::kN,
+         .block = {TensorCoreTile::kThreads, 1, 1},
+         .k_multiple = 8,
+         .n_multiple = 8,
+         .summary = "c += scale * bf16(A·Bᵀ) fused into the tc kernel; bit-identical to tc, then "
+                    "common_bf16_scaled_add"},
+        {.variant = Variant::kTensorCoreLdb,
+         .name = "tc_ldb",
+         .kernel = "dense_gemm_bf16_tc_ldb",
+         .shape = ArgShape::kLdb,
+         .tile_m = TensorCoreTile::kM,
+         .tile_n = TensorCoreTile::kN,
+         .block = {TensorCoreTile::kThreads, 1, 1},
+         .k_multiple = 8,
+         .summary = "tc with B rows ldb apart; any N (odd vocab)"},
+        {.variant = Variant::kPipelined,
+         .name = "pipelined",
+         .kernel = "dense_gemm_bf16_pipelined",
+         .shape = ArgShape::kMnk,
+         .tile_m = PipelinedTile::kM,
+         .tile_n = PipelinedTile::kN,
+         .block = {PipelinedTile::kThreads, 1, 1},
+         .k_multiple = 8,
+         .n_multiple = 8,
+         .summary = "cp.async 2-stage, 128 x 128 tile, 256 threads, mma.sync"},
+        {.variant = Variant::kPipelinedLdb,
+         .name = "pipelined_ldb",
+         .kernel = "dense_gemm_bf16_pipelined_ldb",
+         .shape = ArgShape::kLdb,
+         .tile_m = PipelinedTile::kM,
+         .tile_n = PipelinedTile::kN,
+         .block = {PipelinedTile::kThreads, 1, 1},
+         .k_multiple = 8,
+         .summary = "pipelined with B rows ldb apart; any N"},
+        {.variant = Variant::kSplitK,
+         .name = "splitk",
+         .kernel = "dense_gemm_bf16_splitk_partial",
+         .second_kernel = "dense_gemm_bf16_splitk_reduce",
+         .shape = ArgShape::kSplitK,
+         .tile_m = SplitKTile::kM,
+         .tile_n = SplitKTile::kN,
+         .block = {SplitKTile::kThreadsX, SplitKTile::kThreadsY, 1},
+         .summary = "FP32 partials per K split into a workspace, reduced in split order"},
+        {.variant = Variant::kGemvM8,
+         .name = "gemv_m8",
+         .kernel = "dense_gemv_bf16_m8",
+         .shape = ArgShape::kLdb,
+         .tile_m = 8,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .k_multiple = 8,
+         .max_m = 8,
+         .summary = "decode, M <= 8: weights streamed with 16-byte loads, mma.sync, K split across "
+                    "warps",
+         .extra = {.warps_per_wave = true}},
+        {.variant = Variant::kGemvM16,
+         .name = "gemv_m16",
+         .kernel = "dense_gemv_bf16_m16",
+         .shape = ArgShape::kLdb,
+         .tile_m = 16,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .k_multiple = 8,
+         .max_m = 16,
+         .summary = "decode, M <= 16: as gemv_m8 with two n8 tiles of activations",
+         .extra = {.warps_per_wave = true}},
+        {.variant = Variant::kWgmma128x256,
+         .name = "wgmma_128x256",
+         .kernel = "dense_gemm_bf16_wgmma_128x256",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<256>::kM,
+         .tile_n = WgmmaTile<256>::kN,
+         .block = {WgmmaTile<256>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<256>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: persistent, TMA + mbarriers, producer + 2 consumer warpgroups, wgmma "
+                    "m64n256k16"},
+        {.variant = Variant::kWgmma128x128,
+         .name = "wgmma_128x128",
+         .kernel = "dense_gemm_bf16_wgmma_128x128",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<128>::kM,
+         .tile_n = WgmmaTile<128>::kN,
+         .block = {WgmmaTile<128>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: as wgmma_128x256 with 128-wide tiles (more tiles for small problems)"},
+        {.variant = Variant::kWgmma128x128SplitK,
+         .name = "wgmma_128x128_splitk",
+         .kernel = "dense_gemm_bf16_wgmma_128x128_splitk",
+         .second_kernel = "dense_gemm_bf16_splitk_reduce",
+         .shape = ArgShape::kTmaSplitK,
+         .tile_m = WgmmaTile<128>::kM,
+         .tile_n = WgmmaTile<128>::kN,
+         .block = {WgmmaTile<128>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x128 over tiles x K splits (FP32 partials, reduced in split "
+                    "order); fills the SMs when M x N has few tiles"},
+    }));
+static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 
 }  // namespace gpuops::ops::dense

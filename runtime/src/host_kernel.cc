@@ -4,43 +4,20 @@
 
 namespace gpuops {
 
-absl::Status HostLaunch::CheckArg(size_t i, uint32_t size) const {
-  if (i >= args_.size()) {
-    return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": argument #", i,
-                                             " requested, launch has ", args_.size()));
+absl::Status HostLaunch::CheckArgs(std::string_view list, absl::Span<const ArgField> fields) const {
+  if (args_.size() != fields.size()) {
+    return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": launched with ",
+                                             args_.size(), " arguments, ", list, " has ",
+                                             fields.size()));
   }
-  if (args_[i].size != size) {
-    return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": argument #", i, " is ",
-                                             args_[i].size, " bytes, read as ", size));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (args_[i].size != fields[i].size) {
+      return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": argument #", i, " (",
+                                               fields[i].name, ") is ", args_[i].size, " bytes, ",
+                                               list, " reads ", fields[i].size));
+    }
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<DevicePtr> HostLaunch::ptr(size_t i) const {
-  if (auto s = CheckArg(i, 8); !s.ok()) return s;
-  return DevicePtr(Read<uint64_t>(i));
-}
-absl::StatusOr<uint32_t> HostLaunch::u32(size_t i) const {
-  if (auto s = CheckArg(i, 4); !s.ok()) return s;
-  return Read<uint32_t>(i);
-}
-absl::StatusOr<int32_t> HostLaunch::i32(size_t i) const {
-  if (auto s = CheckArg(i, 4); !s.ok()) return s;
-  return Read<int32_t>(i);
-}
-absl::StatusOr<uint64_t> HostLaunch::u64(size_t i) const {
-  if (auto s = CheckArg(i, 8); !s.ok()) return s;
-  return Read<uint64_t>(i);
-}
-absl::StatusOr<float> HostLaunch::f32(size_t i) const {
-  if (auto s = CheckArg(i, 4); !s.ok()) return s;
-  return Read<float>(i);
-}
-absl::StatusOr<TensorMapDesc> HostLaunch::tensor_map(size_t i) const {
-  if (auto s = CheckArg(i, sizeof(TensorMapBytes)); !s.ok()) return s;
-  TensorMapBytes bytes;
-  std::memcpy(bytes.bytes.data(), args_[i].data, sizeof(bytes.bytes));
-  return DecodeHostTensorMap(bytes);
 }
 
 void HostKernelRegistry::Register(std::string_view kernel, HostKernelFn fn) {
@@ -52,6 +29,13 @@ std::shared_ptr<const HostKernelFn> HostKernelRegistry::Find(std::string_view ke
   absl::MutexLock lock(&mu_);
   auto it = kernels_.find(kernel);
   return it == kernels_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> HostKernelRegistry::Names() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : kernels_) names.push_back(name);
+  return names;
 }
 
 HostKernelRegistry& GlobalHostKernels() {

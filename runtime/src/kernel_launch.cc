@@ -106,17 +106,52 @@ absl::Status KernelLaunch::Validate() const {
   return ValidateDimensions(info);
 }
 
-absl::Status KernelLaunch::launch(StreamHandle stream) {
+absl::Status KernelLaunch::launch(StreamHandle stream) const {
   GPUOPS_RETURN_IF_ERROR(Validate());
   absl::InlinedVector<LaunchArg, 16> args(slots_.size());
   absl::InlinedVector<void*, 16> values(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
-    void* data = &words_[slots_[i].word];
+    // Drivers take the values as void* but only read them.
+    void* data = const_cast<uint64_t*>(&words_[slots_[i].word]);
     args[i] = {slots_[i].kind, slots_[i].size, data};
     values[i] = data;
   }
-  LaunchRequest request{kernel_, grid_, block_, shared_mem_bytes_, stream, args, values.data()};
+  const LaunchRequest request(kernel_, grid_, block_, shared_mem_bytes_, stream, args,
+                              values.data());
   return gpu_->Launch(request);
+}
+
+absl::Status CheckSignatureMatches(const KernelSignature& signature, std::string_view list,
+                                   absl::Span<const ArgField> fields) {
+  auto describe_fields = [&] {
+    return StrJoin(fields, ", ", [](std::string* out, const ArgField& f) {
+      StrAppend(out, f.name, ":", f.size);
+    });
+  };
+  auto mismatch = [&](std::string what) {
+    return absl::FailedPreconditionError(StrCat(
+        signature.kernel, ": the compiled parameters (",
+        StrJoin(
+            signature.params, ", ",
+            [](std::string* out, const KernelParam& p) { StrAppend(out, p.name, ":", p.size); }),
+        ") differ from the argument list ", list, " (", describe_fields(), "): ", what));
+  };
+  if (signature.params.size() != fields.size()) {
+    return mismatch(StrCat(signature.params.size(), " parameters, ", fields.size(), " fields"));
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const KernelParam& p = signature.params[i];
+    if (p.size != fields[i].size) {
+      return mismatch(StrCat("#", i, " ", p.name, " is ", p.size, " bytes, field ", fields[i].name,
+                             " ", fields[i].size));
+    }
+    // Parameters read from a cubin without their source are named "#i": only sizes are known.
+    if (!p.name.starts_with('#') && p.name != fields[i].name) {
+      return mismatch(
+          StrCat("#", i, " is named ", p.name, " in the kernel, ", fields[i].name, " in the list"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace gpuops

@@ -11,6 +11,7 @@
 #include "gpuops/runtime/owned.h"
 #include "gtest/gtest.h"
 #include "ops/common/common_ops.h"
+#include "ops/testkit/testkit.h"
 #include "tests/support/backends.h"
 #include "tests/support/device_data.h"
 
@@ -26,7 +27,6 @@ class BackendConformance : public ::testing::TestWithParam<std::string> {
     seed_ = std::random_device{}();
     rng_.seed(seed_);
   }
-
 
   std::vector<uint16_t> RandomBf16(size_t n) {
     std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
@@ -46,6 +46,7 @@ class BackendConformance : public ::testing::TestWithParam<std::string> {
 
   std::unique_ptr<GpuBackend> gpu_;
   std::optional<ops::common::CommonKernels> common_;
+  std::optional<ops::testkit::TestKernels> testkit_;
   uint32_t seed_ = 0;
   std::mt19937 rng_;
 };
@@ -59,6 +60,9 @@ class KernelConformance : public BackendConformance {
     auto k = ops::common::CommonKernels::Load(*gpu_);
     ASSERT_TRUE(k.ok()) << k.status();
     common_.emplace(*std::move(k));
+    auto t = ops::testkit::TestKernels::Load(*gpu_);
+    ASSERT_TRUE(t.ok()) << t.status();
+    testkit_.emplace(*std::move(t));
   }
 };
 
@@ -114,33 +118,33 @@ TEST_P(KernelConformance, CommonKernelsComputeTheirResults) {
   ASSERT_TRUE(common_->CopyBf16(out.ptr(), d.ptr(), kN).ok());
   EXPECT_EQ(Download<uint16_t>(out), delta);
   DeviceBuffer word = Upload(std::vector<uint64_t>{0});
-  ASSERT_TRUE(common_->StoreU64(word.ptr(), 0xfeedfacecafebeefull).ok());
+  ASSERT_TRUE(testkit_->StoreU64(word.ptr(), 0xfeedfacecafebeefull).ok());
   EXPECT_EQ(Download<uint64_t>(word)[0], 0xfeedfacecafebeefull);
 }
 
 TEST_P(KernelConformance, LaunchWithTooFewArgumentsIsRefusedBeforeTheBackend) {
-  auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
+  auto module = gpu_->LoadModule(ops::testkit::EmbeddedModuleImage());
   ASSERT_TRUE(module.ok()) << module.status();
-  auto kernel = gpu_->GetKernel(*module, "common_store_u64");
+  auto kernel = gpu_->GetKernel(*module, "testkit_store_u64");
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   DeviceBuffer word = Upload(std::vector<uint64_t>{7});
   absl::Status s =
       KernelLaunch(*gpu_, *kernel).grid({1, 1, 1}).block({32, 1, 1}).arg_ptr(word.ptr()).launch();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "launch common_store_u64: 1 arguments given, compiled kernel takes 2 (missing #1 "
+            "launch testkit_store_u64: 1 arguments given, compiled kernel takes 2 (missing #1 "
             "value, 8 bytes)");
   // Nothing reached the device, and the backend still works.
   ASSERT_TRUE(gpu_->Synchronize().ok());
   EXPECT_EQ(Download<uint64_t>(word)[0], 7u);
-  ASSERT_TRUE(common_->StoreU64(word.ptr(), 9).ok());
+  ASSERT_TRUE(testkit_->StoreU64(word.ptr(), 9).ok());
   EXPECT_EQ(Download<uint64_t>(word)[0], 9u);
 }
 
 TEST_P(KernelConformance, LargeSharedMemoryRequestsAreAcceptedUpToTheOptInLimit) {
-  auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
+  auto module = gpu_->LoadModule(ops::testkit::EmbeddedModuleImage());
   ASSERT_TRUE(module.ok());
-  auto noop = gpu_->GetKernel(*module, "common_noop");
+  auto noop = gpu_->GetKernel(*module, "testkit_noop");
   ASSERT_TRUE(noop.ok());
   const uint32_t limit = gpu_->device_info().shared_mem_per_block_optin;
   EXPECT_TRUE(
@@ -204,11 +208,11 @@ TEST_P(BackendConformance, CaptureRefusesHostCopiesAndTheDefaultStream) {
 }
 
 TEST_P(KernelConformance, ErrorPathsAreStatusesNotCrashes) {
-  auto module = gpu_->LoadModule(ops::common::EmbeddedModuleImage());
+  auto module = gpu_->LoadModule(ops::testkit::EmbeddedModuleImage());
   ASSERT_TRUE(module.ok());
   EXPECT_EQ(gpu_->GetKernel(*module, "no_such_kernel").status().code(),
             absl::StatusCode::kNotFound);
-  auto store = gpu_->GetKernel(*module, "common_store_u64");
+  auto store = gpu_->GetKernel(*module, "testkit_store_u64");
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE(gpu_->UnloadModule(*module).ok());
   EXPECT_EQ(gpu_->UnloadModule(*module).code(), absl::StatusCode::kInvalidArgument);

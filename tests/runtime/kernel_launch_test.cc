@@ -44,7 +44,7 @@ class KernelLaunchTest : public ::testing::Test {
     return l;
   }
 
-  mock::RecordingBackend gpu_;
+  mock::RecordingBackend gpu_{mock::RecordingBackend::Options{.execute_host_kernels = false}};
   KernelHandle gemm_;
   DevicePtr buffer_;
 };

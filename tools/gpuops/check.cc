@@ -1,13 +1,12 @@
 // gpuops check: every op variant on a backend against its CPU reference, one row per case.
+#include <algorithm>
 #include <cstdio>
 #include <regex>
 
 #include "commands.h"
 #include "gpuops/backends/default_registry.h"
 #include "gpuops/runtime/str.h"
-#include "ops/dense/dense_gemm.h"
-#include "verify/common_suite.h"
-#include "verify/dense_suite.h"
+#include "ops/family.h"
 #include "verify/random.h"
 
 namespace gpuops::tools {
@@ -24,8 +23,8 @@ std::optional<std::regex> CompileFilter(std::string_view command, std::string_vi
   }
 }
 
-std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command,
-                                                  const std::string& name, int* exit_code) {
+std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command, const std::string& name,
+                                                  int* exit_code) {
   auto gpu = DefaultBackendRegistry().Create(name);
   if (gpu.ok()) return *std::move(gpu);
   std::fprintf(stderr, "gpuops %s: backend '%s': %s\n", std::string(command).c_str(), name.c_str(),
@@ -37,24 +36,29 @@ std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command,
 int RunCheck(const CheckOptions& options) {
   const std::optional<std::regex> op_filter = CompileFilter("check", "--op", options.op);
   if (!op_filter) return kExitUsage;
-  auto shapes = verify::ParseShapeSet(options.shapes);
+  auto shapes = ops::ParseShapeSet(options.shapes);
   if (!shapes.ok()) {
     std::fprintf(stderr, "gpuops check: --shapes: %s\n",
                  std::string(shapes.status().message()).c_str());
     return kExitUsage;
   }
-  auto matches = [&](const std::string& op) { return std::regex_search(op, *op_filter); };
-  std::vector<std::string> ops;
-  for (const std::string& c : verify::CommonOps()) {
-    if (matches("common." + c)) ops.push_back("common." + c);
+  auto matches = [&](std::string_view op) {
+    return std::regex_search(op.begin(), op.end(), *op_filter);
+  };
+  std::vector<const ops::Family*> families;
+  size_t op_count = 0;
+  for (const ops::Family* family : ops::AllFamilies()) {
+    size_t matched = 0;
+    for (const std::string& op : family->ops()) {
+      if (matches(StrCat(family->name(), ".", op))) ++matched;
+    }
+    if (matched > 0) families.push_back(family);
+    op_count += matched;
   }
-  for (const auto& s : ops::dense::kVariants) {
-    if (matches(StrCat("dense.", s.name))) ops.push_back(StrCat("dense.", s.name));
-  }
-  if (ops.empty()) {
+  if (families.empty()) {
     std::fprintf(stderr,
-                 "gpuops check: no op matches --op '%s' (ops are common.<kernel> and "
-                 "dense.<variant>; see gpuops info)\n",
+                 "gpuops check: no op matches --op '%s' (ops are <family>.<op>; see gpuops "
+                 "info)\n",
                  options.op.c_str());
     return kExitUsage;
   }
@@ -65,59 +69,52 @@ int RunCheck(const CheckOptions& options) {
   const uint64_t seed = verify::RunSeed();
   std::printf("gpuops check: backend %s (%s, %s), shapes %s, %zu ops, seed %llu\n",
               std::string(gpu->name()).c_str(), gpu->device_info().name.c_str(),
-              gpu->device_info().arch_name().c_str(), options.shapes.c_str(), ops.size(),
+              gpu->device_info().arch_name().c_str(), options.shapes.c_str(), op_count,
               static_cast<unsigned long long>(seed));
   std::printf(
       "  (each row: op, shape, max error, bound, verdict; rerun a failure with "
       "GPUOPS_SEED=%llu)\n",
       static_cast<unsigned long long>(seed));
 
-  // Total for progress: dense cases of the shipped variants plus four per common op.
-  auto dense = ops::dense::DenseGemm::Load(*gpu);
-  size_t total = 0;
-  for (const std::string& op : ops) {
-    if (op.starts_with("common.")) {
-      total += 4;
-      continue;
-    }
-    auto v = ops::dense::ParseVariant(op.substr(6));
-    if (dense.ok() && v.ok() && dense->Ships(*v)) total += verify::DenseShapes(*shapes, *v).size();
-  }
   size_t done = 0;
+  size_t total = 0;
   size_t passed = 0;
   size_t failed = 0;
   size_t skipped = 0;
-  auto row = [&](const std::string& op, const std::string& text, bool ok, bool skip) {
+  ops::CheckOptions check;
+  check.shapes = *shapes;
+  check.include = matches;
+  // The mock executes on this CPU: bound the cost of one case.
+  check.mac_budget = mock ? uint64_t{1} << 28 : 0;
+  check.seed = seed;
+  check.on_case = [&](const ops::CheckReport& r) {
     ++done;
-    (skip ? skipped : ok ? passed : failed)++;
-    std::printf("[%4zu/%zu] %-7s %s\n", done, total, op.c_str(), text.c_str());
+    switch (r.verdict) {
+      case ops::CheckReport::Verdict::kPass:
+        ++passed;
+        break;
+      case ops::CheckReport::Verdict::kFail:
+        ++failed;
+        break;
+      case ops::CheckReport::Verdict::kSkip:
+        ++skipped;
+        break;
+    }
+    const std::string family(r.op.substr(0, r.op.find('.')));
+    std::printf("[%4zu/%zu] %-7s %s\n", done, std::max(total, done), family.c_str(),
+                r.line.c_str());
     std::fflush(stdout);
   };
-  int status = kExitOk;
-  auto common = verify::RunCommonSuite(
-      *gpu, [&](const std::string& op) { return matches("common." + op); }, seed,
-      [&](const verify::CommonCaseResult& r) { row("common", r.Describe(), r.pass(), false); });
-  if (!common.ok()) {
-    std::fprintf(stderr, "gpuops check: common family: %s\n",
-                 std::string(common.status().message()).c_str());
-    status = kExitFailed;
+  for (const ops::Family* family : families) {
+    if (auto count = family->CountChecks(*gpu, check); count.ok()) total += *count;
   }
-  verify::DenseSuiteOptions dense_options;
-  dense_options.shapes = *shapes;
-  dense_options.include = [&](ops::dense::Variant v) {
-    return matches(StrCat("dense.", ops::dense::Spec(v).name));
-  };
-  // The mock executes on this CPU: bound the cost of one case.
-  dense_options.mac_budget = mock ? uint64_t{1} << 28 : 0;
-  dense_options.seed = seed;
-  dense_options.on_case = [&](const verify::DenseCaseResult& r) {
-    row("dense", r.Describe(), r.pass(), !r.skipped.empty());
-  };
-  auto results = verify::RunDenseSuite(*gpu, dense_options);
-  if (!results.ok()) {
-    std::fprintf(stderr, "gpuops check: dense family: %s\n",
-                 std::string(results.status().message()).c_str());
-    status = kExitFailed;
+  int status = kExitOk;
+  for (const ops::Family* family : families) {
+    if (absl::Status s = family->Check(*gpu, check); !s.ok()) {
+      std::fprintf(stderr, "gpuops check: %s family: %s\n", std::string(family->name()).c_str(),
+                   std::string(s.message()).c_str());
+      status = kExitFailed;
+    }
   }
   std::printf("summary: %zu passed, %zu failed, %zu skipped%s\n", passed, failed, skipped,
               skipped > 0 ? " (over the mock's per-case budget; the GPU runs them)" : "");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpuops/runtime/backend.h"
+#include "ops/family.h"
 
 namespace gpuops::tools {
 
@@ -24,36 +25,35 @@ std::optional<std::regex> CompileFilter(std::string_view command, std::string_vi
 
 // The backend `name` ("auto", "mock", "cuda"), or nullptr after telling stderr why with
 // *exit_code set: kExitUnavailable when it is not available here, kExitUsage otherwise.
-std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command,
-                                                  const std::string& name, int* exit_code);
+std::unique_ptr<GpuBackend> CreateBackendOrReport(std::string_view command, const std::string& name,
+                                                  int* exit_code);
 
 struct InfoOptions {};
 int RunInfo(const InfoOptions& options);
 
 struct CheckOptions {
   std::string backend = "auto";
-  std::string op = ".*";  // regex over "family.variant", e.g. "dense\\.tc.*"
+  std::string op = ".*";  // regex over "family.op", e.g. "dense\\.tc.*"
   std::string shapes = "quick";
 };
 int RunCheck(const CheckOptions& options);
 
 struct TraceOptions {
-  std::string op;  // "dense" (the dispatcher) or "dense.<variant>"
-  uint32_t m = 0, n = 0, k = 0, ldb = 0;
-  float scale = 1.0f;
-  uint32_t splits = 0;
+  std::string op;             // "<family>" (its dispatcher) or "<family>.<op>"
+  ops::ProblemParams params;  // as given, in order: {"m", "17"}, ...
   bool json = false;
 };
 int RunTrace(const TraceOptions& options);
 
 struct PerfOptions {
   std::string backend = "cuda";
-  std::string op = ".*";           // regex over shape names ("qkv", "lm_head", ...)
-  std::string shapes = "llama";    // llama, decode, prefill, square, variants
+  std::string op;                  // full-match regex over "family" (its dispatcher) and
+                                   // "family.op"; empty: every family's dispatcher
+  std::string only = ".*";         // regex over shape names ("qkv", "lm_head", ...)
+  std::string shapes = "llama";    // llama, decode, prefill, square, variants, none
   std::vector<std::string> shape;  // extra "M,N,K" shapes
-  std::string variant;             // force one dense variant instead of the dispatcher
-  int iterations = 30;            // timed samples, each the median's input
-  int batch = 1;                  // back-to-back launches per sample
+  int iterations = 30;             // timed samples, each the median's input
+  int batch = 1;                   // back-to-back launches per sample
   std::string csv, json, plot;
 };
 int RunPerf(const PerfOptions& options);

@@ -8,7 +8,7 @@
 #include "gpuops/runtime/module_signatures.h"
 #include "gpuops/runtime/signature_table.h"
 #include "gpuops/runtime/str.h"
-#include "ops/families.h"
+#include "ops/family.h"
 
 namespace gpuops::tools {
 namespace {
@@ -45,8 +45,7 @@ int RunInfo(const InfoOptions&) {
   const BackendRegistry& registry = DefaultBackendRegistry();
   auto chosen = registry.ResolveAuto();
   std::printf("backends (auto picks %s; GPUOPS_BACKEND overrides):\n",
-              chosen.ok() ? chosen->c_str()
-                          : StrCat("none: ", chosen.status().message()).c_str());
+              chosen.ok() ? chosen->c_str() : StrCat("none: ", chosen.status().message()).c_str());
   for (const std::string& name : registry.names()) {
     absl::Status s = registry.Probe(name);
     std::printf("  %-5s %s%s\n", name.c_str(), s.ok() ? "available" : "unavailable: ",
@@ -73,12 +72,12 @@ int RunInfo(const InfoOptions&) {
   std::printf("families (parameters as name:offset:size in bytes; * = shipped for %s):\n",
               device.arch_name().c_str());
   int status = kExitOk;
-  for (const ops::Family& family : ops::AllFamilies()) {
-    const ModuleImage image = family.image();
+  for (const ops::Family* family : ops::AllFamilies()) {
+    const ModuleImage image = family->image();
     auto table =
-        SignatureTable::Parse(image.signatures_text, StrCat(family.name, "/signatures.txt"));
+        SignatureTable::Parse(image.signatures_text, StrCat(family->name(), "/signatures.txt"));
     if (!table.ok()) {
-      std::printf("  %s: %s\n", std::string(family.name).c_str(),
+      std::printf("  %s: %s\n", std::string(family->name()).c_str(),
                   std::string(table.status().message()).c_str());
       status = kExitFailed;
       continue;
@@ -89,8 +88,9 @@ int RunInfo(const InfoOptions&) {
         for (const KernelSignature& k : *sigs) shipped.push_back(k.kernel);
       }
     }
-    std::printf("  %s: %zu kernels, offsets for %s; %s\n", std::string(family.name).c_str(),
-                table->kernels().size(), table->arch().c_str(), DescribeFatbin(image).c_str());
+    std::printf("  %s%s: %zu kernels, offsets for %s; %s\n", std::string(family->name()).c_str(),
+                family->test_only() ? " (tests and benchmarks only)" : "", table->kernels().size(),
+                table->arch().c_str(), DescribeFatbin(image).c_str());
     for (const KernelSignature& k : table->kernels()) {
       const bool here = std::find(shipped.begin(), shipped.end(), k.kernel) != shipped.end();
       std::printf("    %s %s [%s] (%s)\n", here ? "*" : " ", k.kernel.c_str(),

@@ -2,7 +2,10 @@
 // exit codes: 0 success, 1 a check failed or an error occurred, 2 a usage error (bad flag,
 // unknown op, bad shape, unknown backend), 3 the requested backend is unavailable here.
 #include <cstdio>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
@@ -29,7 +32,8 @@ int main(int argc, char** argv) {
                    "auto (CUDA where a GPU is present, else the "
                    "mock executing on the CPU), mock or cuda")
       ->capture_default_str();
-  check_cmd->add_option("--op", check.op, "regex over op names: common.<kernel>, dense.<variant>")
+  check_cmd
+      ->add_option("--op", check.op, "regex over op names: <family>.<op> (gpuops info lists them)")
       ->capture_default_str();
   check_cmd->add_option("--shapes", check.shapes, "quick or full (the tests' shapes)")
       ->capture_default_str();
@@ -37,36 +41,45 @@ int main(int argc, char** argv) {
   TraceOptions trace;
   auto* trace_cmd = app.add_subcommand(
       "trace",
-      "Print the launches an op makes for a shape, recorded by the mock (kernel, grid, "
+      "Print the launches an op makes for a problem, recorded by the mock (kernel, grid, "
       "block, shared memory, each argument by name, kind and value)");
-  trace_cmd->add_option("op", trace.op, "dense (the dispatcher's pick) or dense.<variant>")
+  trace_cmd->add_option("op", trace.op, "<family> (its dispatcher's pick) or <family>.<op>")
       ->required();
-  trace_cmd->add_option("--m", trace.m, "rows of A and C")->required();
-  trace_cmd->add_option("--n", trace.n, "rows of B (the weight), columns of C")->required();
-  trace_cmd->add_option("--k", trace.k, "the reduction length")->required();
-  trace_cmd->add_option("--ldb", trace.ldb, "B's row stride in elements (default K)");
-  trace_cmd->add_option("--scale", trace.scale, "tc_scaled_acc's scale")->capture_default_str();
-  trace_cmd->add_option("--splits", trace.splits, "split-K's split count (default: chosen)");
+  // The GEMM parameters as flags, and any other as --param; the family checks them.
+  const std::vector<std::pair<std::string, std::string>> gemm_flags = {
+      {"m", "rows of A and C"},
+      {"n", "rows of B (the weight), columns of C"},
+      {"k", "the reduction length"},
+      {"ldb", "B's row stride in elements (default K)"},
+      {"scale", "a fused epilogue's scale"},
+      {"splits", "split-K's split count (default: chosen)"}};
+  std::vector<std::string> gemm_values(gemm_flags.size());
+  for (size_t i = 0; i < gemm_flags.size(); ++i) {
+    trace_cmd->add_option("--" + gemm_flags[i].first, gemm_values[i], gemm_flags[i].second);
+  }
+  std::vector<std::string> extra_params;
+  trace_cmd->add_option("--param", extra_params, "another parameter as NAME=VALUE (repeatable)");
   trace_cmd->add_flag("--json", trace.json, "JSON following tools/gpuops/trace.schema.json");
 
   PerfOptions perf;
   auto* perf_cmd = app.add_subcommand(
       "perf",
-      "Time our dispatcher against cuBLASLt on the same shapes on the GPU (CUDA events, "
-      "weights rotated beyond L2, medians of >= 20 samples), with the read roof measured in "
-      "the same run");
+      "Time ops against cuBLASLt on the same shapes on the GPU (CUDA events, weights rotated "
+      "beyond L2, medians of >= 20 samples), with the read roof measured in the same run");
   perf_cmd->add_option("--backend", perf.backend, "cuda")->capture_default_str();
+  perf_cmd->add_option("--op", perf.op,
+                       "full-match regex over <family> (its dispatcher) and <family>.<op> "
+                       "(default: every family's dispatcher)");
   perf_cmd
-      ->add_option("--op", perf.op, "regex over shape names: qkv, o, gate_up, down, lm_head, sq...")
+      ->add_option("--only", perf.only,
+                   "regex over shape names: qkv, o, gate_up, down, lm_head, sq...")
       ->capture_default_str();
   perf_cmd
       ->add_option("--shapes", perf.shapes,
                    "llama (the Llama-3-8B projections and lm_head at M=1..4096), decode, "
-                   "prefill, square, variants (every variant at M=1,16,4096 on N=K=4096), none")
+                   "prefill, square, variants (every op at M=1,16,4096 on N=K=4096), none")
       ->capture_default_str();
   perf_cmd->add_option("--shape", perf.shape, "extra M,N,K shapes (repeatable)");
-  perf_cmd->add_option("--variant", perf.variant,
-                       "force one dense variant instead of the dispatcher");
   perf_cmd->add_option("--iterations", perf.iterations, "timed samples per measurement (>= 20)")
       ->capture_default_str();
   perf_cmd
@@ -100,7 +113,22 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("info")) return RunInfo(info);
   if (app.got_subcommand("check")) return RunCheck(check);
-  if (app.got_subcommand("trace")) return RunTrace(trace);
+  if (app.got_subcommand("trace")) {
+    for (size_t i = 0; i < gemm_flags.size(); ++i) {
+      if (trace_cmd->count("--" + gemm_flags[i].first) > 0) {
+        trace.params.emplace_back(gemm_flags[i].first, gemm_values[i]);
+      }
+    }
+    for (const std::string& p : extra_params) {
+      const size_t eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "gpuops trace: --param '%s' is not NAME=VALUE\n", p.c_str());
+        return kExitUsage;
+      }
+      trace.params.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    }
+    return RunTrace(trace);
+  }
   if (app.got_subcommand("perf")) return RunPerf(perf);
   return kExitUsage;
 }

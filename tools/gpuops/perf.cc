@@ -1,9 +1,9 @@
-// gpuops perf: our dispatcher (or one forced variant) against cuBLASLt on the same shapes in the
-// same process. Each sample times --batch back-to-back launches between two CUDA events (1, the
-// default, is the anchors' method; more hides each launch's latency behind the one before, as in
-// an inference step), the weight rotated among enough copies to exceed 3x the L2; a timing is the
-// median of >= 20 samples after warm-up, per launch. The read roof (a read-only streaming kernel
-// over 4 GiB) is measured the same way in the same run.
+// gpuops perf: ops (each family's dispatcher, or named ops) against cuBLASLt on the same shapes in
+// the same process. Each sample times --batch back-to-back launches between two CUDA events (1,
+// the default, is the anchors' method; more hides each launch's latency behind the one before,
+// as in an inference step), the weight rotated among enough copies to exceed 3x the L2; a timing
+// is the median of >= 20 samples after warm-up, per launch. The read roof (a read-only streaming
+// kernel over 4 GiB) is measured the same way in the same run.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,26 +17,25 @@
 #include "gpuops/runtime/owned.h"
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
-#include "json_writer.h"
-#include "ops/common/common_ops.h"
-#include "ops/dense/dense_gemm.h"
+#include "ops/family.h"
+#include "ops/testkit/testkit.h"
 #include "perf_report.h"
-#include "verify/random.h"
 
 namespace gpuops::tools {
 namespace {
 
 constexpr int kWarmup = 5;
 
-struct Shape {
-  std::string name;
-  uint32_t m, n, k;
-  std::string variant;  // empty: the dispatcher
+// One row to measure: an op of a family ("" for its dispatcher) on one problem.
+struct Job {
+  const ops::Family* family;
+  std::string op;
+  ops::PerfProblem problem;
 };
 
-absl::StatusOr<std::vector<Shape>> ShapesFor(const PerfOptions& o) {
+absl::StatusOr<std::vector<ops::PerfProblem>> ProblemsFor(const PerfOptions& o) {
   std::vector<uint32_t> ms;
-  std::vector<Shape> out;
+  std::vector<ops::PerfProblem> out;
   const std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> llama = {
       {"qkv", {6144, 4096}},
       {"o", {4096, 4096}},
@@ -50,17 +49,15 @@ absl::StatusOr<std::vector<Shape>> ShapesFor(const PerfOptions& o) {
   } else if (o.shapes == "prefill") {
     ms = {1024, 4096};
   } else if (o.shapes == "square") {
-    out = {{"sq4096", 4096, 4096, 4096, o.variant}, {"sq8192", 8192, 8192, 8192, o.variant}};
+    out = {{"sq4096", 4096, 4096, 4096}, {"sq8192", 8192, 8192, 8192}};
   } else if (o.shapes == "variants") {
-    for (const auto& s : ops::dense::kVariants) {
-      for (uint32_t m : {1u, 16u, 4096u}) out.push_back({"o", m, 4096, 4096, std::string(s.name)});
-    }
+    for (uint32_t m : {1u, 16u, 4096u}) out.push_back({"o", m, 4096, 4096});
   } else if (o.shapes != "none") {
     return absl::InvalidArgumentError(StrCat("unknown shape set '", o.shapes,
                                              "' (llama, decode, prefill, square, variants, none)"));
   }
   for (const auto& [name, nk] : llama) {
-    for (uint32_t m : ms) out.push_back({name, m, nk.first, nk.second, o.variant});
+    for (uint32_t m : ms) out.push_back({name, m, nk.first, nk.second});
   }
   for (const std::string& s : o.shape) {
     uint32_t m = 0, n = 0, k = 0;
@@ -69,7 +66,27 @@ absl::StatusOr<std::vector<Shape>> ShapesFor(const PerfOptions& o) {
         k == 0) {
       return absl::InvalidArgumentError(StrCat("--shape '", s, "' is not M,N,K with each >= 1"));
     }
-    out.push_back({StrCat(m, "x", n, "x", k), m, n, k, o.variant});
+    out.push_back({StrCat(m, "x", n, "x", k), m, n, k});
+  }
+  return out;
+}
+
+// The ops to time: --op full-matched against "family" (its dispatcher) and "family.op"; without
+// --op, every family's dispatcher (with --shapes variants, every op of every family).
+std::vector<std::pair<const ops::Family*, std::string>> OpsFor(const PerfOptions& o,
+                                                               const std::regex* filter) {
+  std::vector<std::pair<const ops::Family*, std::string>> out;
+  for (const ops::Family* family : ops::AllFamilies()) {
+    const std::string name(family->name());
+    if (filter == nullptr ? o.shapes != "variants" : std::regex_match(name, *filter)) {
+      out.emplace_back(family, "");
+    }
+    for (const std::string& op : family->ops()) {
+      if (filter == nullptr ? o.shapes == "variants"
+                            : std::regex_match(StrCat(name, ".", op), *filter)) {
+        out.emplace_back(family, op);
+      }
+    }
   }
   return out;
 }
@@ -100,7 +117,7 @@ absl::StatusOr<double> TimeMedian(GpuBackend& gpu, int samples, int batch,
   return Median(std::move(ms));
 }
 
-absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::common::CommonKernels& common,
+absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::testkit::TestKernels& testkit,
                                 int iterations, int batch) {
   const uint64_t bytes =
       std::min<uint64_t>(uint64_t{4} << 30, gpu.device_info().total_memory_bytes / 4);
@@ -109,7 +126,7 @@ absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::common::CommonKernel
   const uint32_t blocks = static_cast<uint32_t>(gpu.device_info().sm_count) * 8;
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::Allocate(gpu, blocks * 4));
   GPUOPS_ASSIGN_OR_RETURN(double ms, TimeMedian(gpu, iterations, batch, [&](int) {
-                            return common.StreamRead(src.ptr(), bytes, blocks, sink.ptr());
+                            return testkit.StreamRead(src.ptr(), bytes, blocks, sink.ptr());
                           }));
   return bytes / (ms * 1e-3) / 1e12;
 }
@@ -126,77 +143,47 @@ double RelativeFrobenius(const std::vector<uint16_t>& got, const std::vector<uin
   return ref > 0 ? std::sqrt(err / ref) : std::sqrt(err);
 }
 
-absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& dense,
-                                CublasLt* cublas, DevicePtr cublas_workspace,
-                                uint64_t cublas_workspace_bytes, const Shape& s, int iterations,
-                                int batch, double roof) {
-  PerfRow row{.name = s.name, .m = s.m, .n = s.n, .k = s.k};
-  const uint64_t b_bytes = uint64_t{s.n} * s.k * 2;
-  const uint64_t l2 = std::max<uint64_t>(gpu.device_info().l2_bytes, 50ull << 20);
-  const int copies = static_cast<int>(std::clamp<uint64_t>(CeilDiv64(3 * l2, b_bytes), 2, 64));
-  std::vector<uint16_t> host_a(uint64_t{s.m} * s.k);
-  std::vector<uint16_t> host_b(uint64_t{s.n} * s.k);
-  verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + s.m);
-  verify::FillRandomBf16(absl::MakeSpan(host_b), 2 + s.n);
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer a, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
-  std::vector<DeviceBuffer> b;
-  for (int i = 0; i < copies; ++i) {
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer copy, DeviceBuffer::FromHost<uint16_t>(gpu, host_b));
-    b.push_back(std::move(copy));
-  }
-  const uint64_t c_elems = uint64_t{s.m} * s.n;
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c_ours, DeviceBuffer::Allocate(gpu, c_elems * 2));
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c_cublas, DeviceBuffer::Allocate(gpu, c_elems * 2));
-
-  ops::dense::GemmArgs args{
-      .a = a.ptr(), .b = b[0].ptr(), .c = c_ours.ptr(), .m = s.m, .n = s.n, .k = s.k};
-  ops::dense::Variant variant;
-  DeviceBuffer workspace;
-  if (s.variant.empty()) {
-    // The dispatcher may split K when it is given the workspace for it.
-    if (const uint64_t ws = dense.GemmWorkspaceBytes(args); ws > 0) {
-      GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu, ws));
-      args.workspace = workspace.ptr();
-      args.workspace_bytes = ws;
+// The row of `job`; nullopt when its family has no perf cases.
+absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas,
+                                               DevicePtr cublas_workspace,
+                                               uint64_t cublas_workspace_bytes, const Job& job,
+                                               int iterations, int batch, double roof) {
+  const ops::PerfProblem& p = job.problem;
+  PerfRow row{
+      .name = p.name, .family = std::string(job.family->name()), .m = p.m, .n = p.n, .k = p.k};
+  auto prepared = job.family->PreparePerf(gpu, p, job.op);
+  if (absl::IsUnimplemented(prepared.status())) return std::optional<PerfRow>();
+  if (!prepared.ok()) {
+    if (absl::IsInternal(prepared.status()) || absl::IsResourceExhausted(prepared.status())) {
+      return prepared.status();
     }
-    GPUOPS_ASSIGN_OR_RETURN(variant, dense.Pick(args));
-  } else {
-    GPUOPS_ASSIGN_OR_RETURN(variant, ops::dense::ParseVariant(s.variant));
-    if (ops::dense::Spec(variant).shape == ops::dense::ArgShape::kGemmLdb) args.ldb = s.k;
+    row.variant = job.op;
+    row.note = StrCat("not run: ", prepared.status().message());
+    return std::optional<PerfRow>(std::move(row));
   }
-  row.variant = std::string(ops::dense::Spec(variant).name);
-  if (const uint64_t ws = dense.WorkspaceBytes(variant, args); ws > args.workspace_bytes) {
-    GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu, ws));
-    args.workspace = workspace.ptr();
-    args.workspace_bytes = ws;
-  }
-  if (absl::Status can = dense.CanImplement(variant, args); !can.ok()) {
-    row.note = StrCat("not run: ", can.message());
-    return row;
-  }
-  GPUOPS_ASSIGN_OR_RETURN(double ours_ms, TimeMedian(gpu, iterations, batch, [&](int i) {
-                            ops::dense::GemmArgs it = args;
-                            it.b = b[i % copies].ptr();
-                            return dense.Run(variant, it);
-                          }));
+  ops::PerfSubject& subject = **prepared;
+  row.variant = subject.variant();
+  GPUOPS_ASSIGN_OR_RETURN(
+      double ours_ms, TimeMedian(gpu, iterations, batch, [&](int i) { return subject.Run(i); }));
   row.ours_us = ours_ms * 1e3;
+  const uint64_t c_elems = uint64_t{p.m} * p.n;
   if (cublas != nullptr) {
-    auto plan = cublas->Plan(s.m, s.n, s.k, s.k, cublas_workspace, cublas_workspace_bytes);
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c_cublas, DeviceBuffer::Allocate(gpu, c_elems * 2));
+    auto plan = cublas->Plan(p.m, p.n, p.k, p.k, cublas_workspace, cublas_workspace_bytes);
     if (plan.ok()) {
       GPUOPS_ASSIGN_OR_RETURN(double cublas_ms, TimeMedian(gpu, iterations, batch, [&](int i) {
-                                return (*plan)->Run(a.ptr(), b[i % copies].ptr(), c_cublas.ptr(),
-                                                    {});
+                                return (*plan)->Run(subject.a(), subject.b(i), c_cublas.ptr(), {});
                               }));
       row.cublas_us = cublas_ms * 1e3;
       // Both results from the same inputs must agree to BF16 accuracy.
-      GPUOPS_RETURN_IF_ERROR(dense.Run(variant, args));
-      GPUOPS_RETURN_IF_ERROR((*plan)->Run(a.ptr(), b[0].ptr(), c_cublas.ptr(), {}));
+      GPUOPS_RETURN_IF_ERROR(subject.Run(0));
+      GPUOPS_RETURN_IF_ERROR((*plan)->Run(subject.a(), subject.b(0), c_cublas.ptr(), {}));
       GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
       const uint64_t sample = std::min<uint64_t>(c_elems, uint64_t{1} << 24);
       std::vector<uint16_t> ours(sample);
       std::vector<uint16_t> theirs(sample);
       GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
-          absl::MakeSpan(reinterpret_cast<std::byte*>(ours.data()), sample * 2), c_ours.ptr()));
+          absl::MakeSpan(reinterpret_cast<std::byte*>(ours.data()), sample * 2), subject.c()));
       GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
           absl::MakeSpan(reinterpret_cast<std::byte*>(theirs.data()), sample * 2), c_cublas.ptr()));
       row.agreement = RelativeFrobenius(ours, theirs);
@@ -204,9 +191,8 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
       row.note = StrCat("cuBLASLt: ", plan.status().message());
     }
   }
-  const double flops = 2.0 * s.m * s.n * s.k;
-  const double bytes = 2.0 * (static_cast<double>(s.m) * s.k + static_cast<double>(s.n) * s.k +
-                              static_cast<double>(s.m) * s.n);
+  const double flops = subject.flops();
+  const double bytes = subject.bytes();
   row.tflops = flops / (row.ours_us * 1e-6) / 1e12;
   row.tbps = bytes / (row.ours_us * 1e-6) / 1e12;
   row.roof_fraction = roof > 0 ? row.tbps / roof : NAN;
@@ -214,7 +200,7 @@ absl::StatusOr<PerfRow> Measure(GpuBackend& gpu, const ops::dense::DenseGemm& de
     row.cublas_tflops = flops / (row.cublas_us * 1e-6) / 1e12;
     row.cublas_tbps = bytes / (row.cublas_us * 1e-6) / 1e12;
   }
-  return row;
+  return std::optional<PerfRow>(std::move(row));
 }
 
 }  // namespace
@@ -229,24 +215,34 @@ int RunPerf(const PerfOptions& o) {
     std::fprintf(stderr, "gpuops perf: --batch %d is outside 1..1000\n", o.batch);
     return kExitUsage;
   }
-  const std::optional<std::regex> filter = CompileFilter("perf", "--op", o.op);
-  if (!filter) return kExitUsage;
-  auto all_shapes = ShapesFor(o);
-  if (!all_shapes.ok()) {
-    std::fprintf(stderr, "gpuops perf: %s\n", std::string(all_shapes.status().message()).c_str());
+  const std::optional<std::regex> only = CompileFilter("perf", "--only", o.only);
+  if (!only) return kExitUsage;
+  std::optional<std::regex> op_filter;
+  if (!o.op.empty()) {
+    op_filter = CompileFilter("perf", "--op", o.op);
+    if (!op_filter) return kExitUsage;
+  }
+  auto problems = ProblemsFor(o);
+  if (!problems.ok()) {
+    std::fprintf(stderr, "gpuops perf: %s\n", std::string(problems.status().message()).c_str());
     return kExitUsage;
   }
-  std::vector<Shape> shapes;
-  for (const Shape& s : *all_shapes) {
-    if (std::regex_search(s.name, *filter)) shapes.push_back(s);
-  }
-  if (shapes.empty()) {
-    std::fprintf(stderr, "gpuops perf: no shape matches --op '%s'\n", o.op.c_str());
+  const auto selected = OpsFor(o, op_filter ? &*op_filter : nullptr);
+  if (selected.empty()) {
+    std::fprintf(stderr,
+                 "gpuops perf: no op matches --op '%s' (ops are <family> and "
+                 "<family>.<op>; see gpuops info)\n",
+                 o.op.c_str());
     return kExitUsage;
   }
-  if (!o.variant.empty() && !ops::dense::ParseVariant(o.variant).ok()) {
-    std::fprintf(stderr, "gpuops perf: %s\n",
-                 std::string(ops::dense::ParseVariant(o.variant).status().message()).c_str());
+  std::vector<Job> jobs;
+  for (const auto& [family, op] : selected) {
+    for (const ops::PerfProblem& p : *problems) {
+      if (std::regex_search(p.name, *only)) jobs.push_back({family, op, p});
+    }
+  }
+  if (jobs.empty()) {
+    std::fprintf(stderr, "gpuops perf: no shape matches --only '%s'\n", o.only.c_str());
     return kExitUsage;
   }
   if (o.backend == "mock") {
@@ -257,11 +253,9 @@ int RunPerf(const PerfOptions& o) {
   int exit_code = kExitOk;
   std::unique_ptr<GpuBackend> gpu = CreateBackendOrReport("perf", o.backend, &exit_code);
   if (gpu == nullptr) return exit_code;
-  auto dense = ops::dense::DenseGemm::Load(*gpu);
-  auto common = ops::common::CommonKernels::Load(*gpu);
-  if (!dense.ok() || !common.ok()) {
-    std::fprintf(stderr, "gpuops perf: %s\n",
-                 std::string((dense.ok() ? common.status() : dense.status()).message()).c_str());
+  auto testkit = ops::testkit::TestKernels::Load(*gpu);
+  if (!testkit.ok()) {
+    std::fprintf(stderr, "gpuops perf: %s\n", std::string(testkit.status().message()).c_str());
     return kExitFailed;
   }
   auto cublas = CublasLt::Load();
@@ -271,7 +265,7 @@ int RunPerf(const PerfOptions& o) {
   }
   constexpr uint64_t kCublasWorkspace = 32ull << 20;
   auto ws = DeviceBuffer::Allocate(*gpu, kCublasWorkspace);
-  auto roof = ReadRoof(*gpu, *common, o.iterations, o.batch);
+  auto roof = ReadRoof(*gpu, *testkit, o.iterations, o.batch);
   if (!ws.ok() || !roof.ok()) {
     std::fprintf(stderr, "gpuops perf: %s\n",
                  std::string((ws.ok() ? roof.status() : ws.status()).message()).c_str());
@@ -287,19 +281,22 @@ int RunPerf(const PerfOptions& o) {
       "%d samples of %d back-to-back launch(es); cuBLASLt %s\n",
       report.device.c_str(), *roof, o.iterations, o.batch, report.cublas.c_str());
   int status = kExitOk;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    auto row = Measure(*gpu, *dense, cublas.ok() ? cublas->get() : nullptr, ws->ptr(),
-                       kCublasWorkspace, shapes[i], o.iterations, o.batch, *roof);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
+    auto row = Measure(*gpu, cublas.ok() ? cublas->get() : nullptr, ws->ptr(), kCublasWorkspace,
+                       job, o.iterations, o.batch, *roof);
     if (!row.ok()) {
-      std::fprintf(stderr, "gpuops perf: %s m=%u: %s\n", shapes[i].name.c_str(), shapes[i].m,
+      std::fprintf(stderr, "gpuops perf: %s %s m=%u: %s\n", std::string(job.family->name()).c_str(),
+                   job.problem.name.c_str(), job.problem.m,
                    std::string(row.status().message()).c_str());
       status = kExitFailed;
       if (absl::IsInternal(row.status())) break;  // a device fault: nothing later is measurable
       continue;
     }
-    std::printf("[%zu/%zu] %s\n", i + 1, shapes.size(), FormatRow(*row).c_str());
+    if (!row->has_value()) continue;
+    std::printf("[%zu/%zu] %s\n", i + 1, jobs.size(), FormatRow(**row).c_str());
     std::fflush(stdout);
-    report.rows.push_back(*std::move(row));
+    report.rows.push_back(**std::move(row));
   }
   std::printf("\n%s", FormatTable(report).c_str());
   for (const auto& [path, text] :

@@ -4,10 +4,42 @@
 #include <cstdio>
 
 #include "gpuops/runtime/str.h"
-#include "json_writer.h"
+#include "nlohmann/json.hpp"
 
 namespace gpuops::tools {
 namespace {
+
+// A CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, quote or newline.
+std::string CsvField(std::string_view v) {
+  if (v.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(v);
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Text for an SVG element: &, < and > escaped.
+std::string XmlText(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
 
 std::string Fixed(double v, int digits) {
   if (!std::isfinite(v)) return "-";
@@ -16,7 +48,7 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-std::string Label(const PerfRow& r) { return StrCat(r.name, " M=", r.m); }
+std::string Label(const PerfRow& r) { return XmlText(StrCat(r.name, " M=", r.m)); }
 
 }  // namespace
 
@@ -49,33 +81,45 @@ std::string FormatTable(const PerfReport& report) {
 
 std::string PerfReport::Csv() const {
   std::string out =
-      "shape,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,cublas_tflops,"
-      "cublas_tbps,agreement,read_roof_tbps,launches_per_sample,note\n";
+      "shape,family,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,"
+      "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,note\n";
   for (const PerfRow& r : rows) {
-    StrAppend(&out, r.name, ",", r.m, ",", r.n, ",", r.k, ",", r.variant, ",", Fixed(r.ours_us, 2),
-              ",", Fixed(r.cublas_us, 2), ",", Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",",
-              Fixed(r.tbps, 3), ",", Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
+    StrAppend(&out, CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
+              CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
+              Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",", Fixed(r.tbps, 3), ",",
+              Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
               Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
-              ",", Fixed(read_roof_tbps, 3), ",", batch, ",\"", r.note, "\"\n");
+              ",", Fixed(read_roof_tbps, 3), ",", batch, ",", CsvField(r.note), "\n");
   }
   return out;
 }
 
 std::string PerfReport::Json() const {
-  JsonWriter w;
-  w.BeginObject().Key("device").String(device).Key("cublaslt").String(cublas);
-  w.Key("read_roof_tbps").Number(read_roof_tbps).Key("launches_per_sample").Int(batch);
-  w.Key("rows").BeginArray();
+  // Non-finite figures (not measured) are null.
+  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  nlohmann::json out_rows = nlohmann::json::array();
   for (const PerfRow& r : rows) {
-    w.BeginObject().Key("shape").String(r.name).Key("m").Uint(r.m).Key("n").Uint(r.n);
-    w.Key("k").Uint(r.k).Key("variant").String(r.variant).Key("ours_us").Number(r.ours_us);
-    w.Key("cublas_us").Number(r.cublas_us).Key("speedup").Number(r.speedup());
-    w.Key("tflops").Number(r.tflops).Key("tbps").Number(r.tbps);
-    w.Key("roof_fraction").Number(r.roof_fraction).Key("agreement").Number(r.agreement);
-    w.Key("note").String(r.note).EndObject();
+    out_rows.push_back({{"shape", r.name},
+                        {"family", r.family},
+                        {"m", r.m},
+                        {"n", r.n},
+                        {"k", r.k},
+                        {"variant", r.variant},
+                        {"ours_us", number(r.ours_us)},
+                        {"cublas_us", number(r.cublas_us)},
+                        {"speedup", number(r.speedup())},
+                        {"tflops", number(r.tflops)},
+                        {"tbps", number(r.tbps)},
+                        {"roof_fraction", number(r.roof_fraction)},
+                        {"agreement", number(r.agreement)},
+                        {"note", r.note}});
   }
-  w.EndArray().EndObject();
-  return w.str() + "\n";
+  nlohmann::json doc = {{"device", device},
+                        {"cublaslt", cublas},
+                        {"read_roof_tbps", number(read_roof_tbps)},
+                        {"launches_per_sample", batch},
+                        {"rows", std::move(out_rows)}};
+  return doc.dump(2) + "\n";
 }
 
 std::string PerfReport::Svg() const {
@@ -89,7 +133,7 @@ std::string PerfReport::Svg() const {
       StrCat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", width, "\" height=\"", height,
              "\" font-family=\"sans-serif\" font-size=\"11\">\n",
              "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-  StrAppend(&s, "<text x=\"10\" y=\"20\" font-size=\"14\">gpuops vs cuBLASLt on ", device,
+  StrAppend(&s, "<text x=\"10\" y=\"20\" font-size=\"14\">gpuops vs cuBLASLt on ", XmlText(device),
             " (read roof ", Fixed(read_roof_tbps, 2), " TB/s)</text>\n");
   // Panel 1: speedup = cuBLAS time / our time, linear 0..max, a line at 1.
   double max_speedup = 1.5;
@@ -111,7 +155,7 @@ std::string PerfReport::Svg() const {
     StrAppend(&s, "<rect x=\"", left, "\" y=\"", y + 2, "\" width=\"", w, "\" height=\"", bar - 4,
               "\" fill=\"", r.speedup() >= 1.0 ? "#3a9e4f" : "#d0473c", "\"/>\n");
     StrAppend(&s, "<text x=\"", left + w + 4, "\" y=\"", y + 12, "\">", Fixed(r.speedup(), 2), "x ",
-              r.variant, "</text>\n");
+              XmlText(r.variant), "</text>\n");
   }
   StrAppend(&s, "<line x1=\"", one_x, "\" y1=\"", y0, "\" x2=\"", one_x, "\" y2=\"", y0 + n * bar,
             "\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n");

@@ -10,6 +10,7 @@ namespace gpuops::tools {
 
 struct PerfRow {
   std::string name;
+  std::string family;
   uint32_t m = 0, n = 0, k = 0;
   std::string variant;
   double ours_us = NAN;

@@ -68,7 +68,11 @@ struct RecordingBackend::Allocation {
   uint64_t base = 0;
   uint64_t size = 0;
   bool freed = false;
-  std::vector<std::byte> data;
+  // Shared with host kernels running outside the lock, so a concurrent Free cannot pull the
+  // memory from under an emulation that resolved it.
+  std::shared_ptr<std::vector<std::byte>> data;
+
+  std::byte* at(uint64_t address) const { return data->data() + (address - base); }
 };
 
 struct RecordingBackend::Module {
@@ -78,27 +82,30 @@ struct RecordingBackend::Module {
 };
 
 struct RecordingBackend::Graph {
-  // Captured work, replayed in order with mu_ held.
+  // Captured work, replayed in order; each node takes the backend's lock itself.
   std::vector<std::function<absl::Status(GraphHandle)>> nodes;
 };
 
-// Device memory for host kernels: every view is checked against one live allocation.
+// Device memory for a host kernel running outside the backend's lock: every view is resolved
+// (under the lock) against one live allocation, whose memory the view keeps alive.
 class RecordingBackend::ShadowMemory final : public HostMemory {
  public:
   ShadowMemory(RecordingBackend& backend, std::string_view kernel)
       : backend_(backend), kernel_(kernel) {}
 
   absl::StatusOr<absl::Span<std::byte>> Bytes(DevicePtr ptr, uint64_t bytes,
-                                              std::string_view what) override
-      ABSL_NO_THREAD_SAFETY_ANALYSIS {  // called from Execute, which holds mu_
-    auto alloc = backend_.Resolve(ptr, bytes, StrCat(kernel_, " ", what));
+                                              std::string_view what) override {
+    absl::MutexLock lock(&backend_.mu_);
+    auto alloc = backend_.Resolve(ptr, bytes, [&] { return StrCat(kernel_, " ", what); });
     if (!alloc.ok()) return alloc.status();
-    return absl::MakeSpan((*alloc)->data).subspan(ptr.address() - (*alloc)->base, bytes);
+    pinned_.push_back((*alloc)->data);
+    return absl::MakeSpan((*alloc)->at(ptr.address()), bytes);
   }
 
  private:
   RecordingBackend& backend_;
   std::string_view kernel_;
+  std::vector<std::shared_ptr<std::vector<std::byte>>> pinned_;
 };
 
 DeviceInfo RecordingBackend::DefaultDevice() {
@@ -185,7 +192,7 @@ absl::StatusOr<DevicePtr> RecordingBackend::Alloc(uint64_t bytes) {
   a->id = next_allocation_id_++;
   a->base = next_address_;
   a->size = bytes;
-  a->data.resize(bytes);
+  a->data = std::make_shared<std::vector<std::byte>>(bytes);
   next_address_ =
       AlignUp(next_address_ + std::max<uint64_t>(bytes, 1) + kGuardGap, kAllocationAlignment);
   live_bytes_ += bytes;
@@ -209,7 +216,7 @@ absl::Status RecordingBackend::Free(DevicePtr ptr) {
   }
   a.freed = true;
   live_bytes_ -= a.size;
-  std::vector<std::byte>().swap(a.data);
+  a.data.reset();
   return absl::OkStatus();
 }
 
@@ -235,7 +242,7 @@ absl::Status RecordingBackend::CopyToDevice(DevicePtr dst, absl::Span<const std:
         "mock CopyToDevice: a host copy cannot be captured into a graph");
   }
   GPUOPS_ASSIGN_OR_RETURN(Allocation * a, Resolve(dst, src.size(), "mock CopyToDevice dst"));
-  if (!src.empty()) std::memcpy(a->data.data() + (dst.address() - a->base), src.data(), src.size());
+  if (!src.empty()) std::memcpy(a->at(dst.address()), src.data(), src.size());
   return absl::OkStatus();
 }
 
@@ -248,27 +255,27 @@ absl::Status RecordingBackend::CopyToHost(absl::Span<std::byte> dst, DevicePtr s
         "mock CopyToHost: a host copy cannot be captured into a graph");
   }
   GPUOPS_ASSIGN_OR_RETURN(Allocation * a, Resolve(src, dst.size(), "mock CopyToHost src"));
-  if (!dst.empty()) std::memcpy(dst.data(), a->data.data() + (src.address() - a->base), dst.size());
+  if (!dst.empty()) std::memcpy(dst.data(), a->at(src.address()), dst.size());
   return absl::OkStatus();
 }
 
 absl::Status RecordingBackend::CopyDeviceToDevice(DevicePtr dst, DevicePtr src, uint64_t bytes,
                                                   StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
-  GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "CopyDeviceToDevice"));
   auto copy = [this, dst, src, bytes](GraphHandle) {
     GPUOPS_ASSIGN_OR_RETURN(Allocation * d, Resolve(dst, bytes, "mock CopyDeviceToDevice dst"));
     GPUOPS_ASSIGN_OR_RETURN(Allocation * s, Resolve(src, bytes, "mock CopyDeviceToDevice src"));
-    if (bytes != 0) {
-      std::memmove(d->data.data() + (dst.address() - d->base),
-                   s->data.data() + (src.address() - s->base), bytes);
-    }
+    if (bytes != 0) std::memmove(d->at(dst.address()), s->at(src.address()), bytes);
     return absl::OkStatus();
   };
+  absl::MutexLock lock(&mu_);
+  GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "CopyDeviceToDevice"));
   if (Capturing(stream)) {
     GPUOPS_RETURN_IF_ERROR(Resolve(dst, bytes, "mock CopyDeviceToDevice dst").status());
     GPUOPS_RETURN_IF_ERROR(Resolve(src, bytes, "mock CopyDeviceToDevice src").status());
-    capturing_[stream.id]->nodes.push_back(copy);
+    capturing_[stream.id]->nodes.push_back([this, copy](GraphHandle g) {
+      absl::MutexLock lock(&mu_);
+      return copy(g);
+    });
     return absl::OkStatus();
   }
   return copy(GraphHandle{});
@@ -276,16 +283,19 @@ absl::Status RecordingBackend::CopyDeviceToDevice(DevicePtr dst, DevicePtr src, 
 
 absl::Status RecordingBackend::Memset(DevicePtr dst, uint8_t value, uint64_t bytes,
                                       StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
-  GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "Memset"));
   auto set = [this, dst, value, bytes](GraphHandle) {
     GPUOPS_ASSIGN_OR_RETURN(Allocation * a, Resolve(dst, bytes, "mock Memset dst"));
-    if (bytes != 0) std::memset(a->data.data() + (dst.address() - a->base), value, bytes);
+    if (bytes != 0) std::memset(a->at(dst.address()), value, bytes);
     return absl::OkStatus();
   };
+  absl::MutexLock lock(&mu_);
+  GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "Memset"));
   if (Capturing(stream)) {
     GPUOPS_RETURN_IF_ERROR(Resolve(dst, bytes, "mock Memset dst").status());
-    capturing_[stream.id]->nodes.push_back(set);
+    capturing_[stream.id]->nodes.push_back([this, set](GraphHandle g) {
+      absl::MutexLock lock(&mu_);
+      return set(g);
+    });
     return absl::OkStatus();
   }
   return set(GraphHandle{});
@@ -341,76 +351,96 @@ absl::StatusOr<KernelHandle> RecordingBackend::GetKernel(ModuleHandle handle,
   return KernelHandle(k->second.get());
 }
 
-absl::Status RecordingBackend::Execute(const LaunchRecord& record) {
-  if (!options_.execute_host_kernels) return absl::OkStatus();
-  std::shared_ptr<const HostKernelFn> fn = own_host_kernels_.Find(record.kernel);
-  if (fn == nullptr && options_.host_kernels != nullptr) {
-    fn = options_.host_kernels->Find(record.kernel);
-  }
-  if (fn == nullptr) return absl::OkStatus();
+std::shared_ptr<const HostKernelFn> RecordingBackend::FindHostKernel(
+    std::string_view kernel) const {
+  std::shared_ptr<const HostKernelFn> fn = own_host_kernels_.Find(kernel);
+  if (fn == nullptr && options_.host_kernels != nullptr) fn = options_.host_kernels->Find(kernel);
+  return fn;
+}
+
+absl::Status RecordingBackend::Execute(const LaunchRecord& record, const HostKernelFn& fn) {
   absl::InlinedVector<LaunchArg, 16> args;
   for (const RecordedArg& a : record.args) {
     args.push_back({a.kind, static_cast<uint32_t>(a.bytes.size()), a.bytes.data()});
   }
   HostLaunch launch(record.kernel, record.grid, record.block, record.shared_mem_bytes, args);
   ShadowMemory memory(*this, record.kernel);
-  return (*fn)(launch, memory);
+  return fn(launch, memory);
 }
 
-absl::Status RecordingBackend::RecordAndExecute(LaunchRecord record) {
-  record.sequence = next_sequence_++;
-  launches_.push_back(std::move(record));
-  return Execute(launches_.back());
+absl::Status RecordingBackend::RecordAndExecute(LaunchRecord record,
+                                                std::shared_ptr<const HostKernelFn> fn) {
+  {
+    absl::MutexLock lock(&mu_);
+    record.sequence = next_sequence_++;
+    launches_.push_back(record);
+  }
+  return fn == nullptr ? absl::OkStatus() : Execute(record, *fn);
 }
 
 absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
-  absl::MutexLock lock(&mu_);
-  const KernelInfo* info = request.kernel.info();
-  auto known = kernels_.find(info);
-  if (info == nullptr || known == kernels_.end()) {
-    return absl::InvalidArgumentError(StrCat("mock launch ", request.kernel.name(),
-                                             ": the kernel handle is not from this backend"));
-  }
-  if (!known->second) {
-    return absl::FailedPreconditionError(
-        StrCat("mock launch ", info->name(), ": its module ", info->module, " was unloaded"));
-  }
-  GPUOPS_RETURN_IF_ERROR(
-      CheckStream(request.stream, [info] { return StrCat("launch ", info->name()); }));
-  LaunchRecord record;
-  record.kernel = info->name();
-  record.module = info->module;
-  record.grid = request.grid;
-  record.block = request.block;
-  record.shared_mem_bytes = request.shared_mem_bytes;
-  record.stream = request.stream;
-  record.args.reserve(request.args.size());
-  for (size_t i = 0; i < request.args.size(); ++i) {
-    const LaunchArg& arg = request.args[i];
-    RecordedArg r;
-    r.kind = arg.kind;
-    const auto* bytes = static_cast<const std::byte*>(arg.data);
-    r.bytes.assign(bytes, bytes + arg.size);
-    if (arg.kind == ArgKind::kPtr && r.u64() != 0) {
-      GPUOPS_ASSIGN_OR_RETURN(Allocation * a, Resolve(r.ptr(), 0, [info, i] {
-                                return StrCat("launch ", info->name(), " argument #", i, " (",
-                                              info->signature.params[i].name, ")");
-                              }));
-      r.allocation = a->id;
-      r.offset = r.u64() - a->base;
+  // The emulation (when executing) is looked up first: a kernel without one is refused, not
+  // recorded as if it had run.
+  std::shared_ptr<const HostKernelFn> fn;
+  if (options_.execute_host_kernels) {
+    fn = FindHostKernel(request.kernel.name());
+    if (fn == nullptr) {
+      return absl::FailedPreconditionError(
+          StrCat("mock launch ", request.kernel.name(),
+                 ": no host emulation is registered for the kernel, so the mock cannot execute it "
+                 "(register one, or create the mock with execute_host_kernels = false to record "
+                 "launches only)"));
     }
-    record.args.push_back(std::move(r));
   }
-  GPUOPS_RETURN_IF_ERROR(ConsumeFault(FaultSite::kLaunch));
-  if (Capturing(request.stream)) {
-    capturing_[request.stream.id]->nodes.push_back([this, record](GraphHandle graph) {
-      LaunchRecord replay = record;
-      replay.graph = graph;
-      return RecordAndExecute(std::move(replay));
-    });
-    return absl::OkStatus();
+  LaunchRecord record;
+  {
+    absl::MutexLock lock(&mu_);
+    const KernelInfo* info = request.kernel.info();
+    auto known = kernels_.find(info);
+    if (info == nullptr || known == kernels_.end()) {
+      return absl::InvalidArgumentError(StrCat("mock launch ", request.kernel.name(),
+                                               ": the kernel handle is not from this backend"));
+    }
+    if (!known->second) {
+      return absl::FailedPreconditionError(
+          StrCat("mock launch ", info->name(), ": its module ", info->module, " was unloaded"));
+    }
+    GPUOPS_RETURN_IF_ERROR(
+        CheckStream(request.stream, [info] { return StrCat("launch ", info->name()); }));
+    record.kernel = info->name();
+    record.module = info->module;
+    record.grid = request.grid;
+    record.block = request.block;
+    record.shared_mem_bytes = request.shared_mem_bytes;
+    record.stream = request.stream;
+    record.args.reserve(request.args.size());
+    for (size_t i = 0; i < request.args.size(); ++i) {
+      const LaunchArg& arg = request.args[i];
+      RecordedArg r;
+      r.kind = arg.kind;
+      const auto* bytes = static_cast<const std::byte*>(arg.data);
+      r.bytes.assign(bytes, bytes + arg.size);
+      if (arg.kind == ArgKind::kPtr && r.u64() != 0) {
+        GPUOPS_ASSIGN_OR_RETURN(Allocation * a, Resolve(r.ptr(), 0, [info, i] {
+                                  return StrCat("launch ", info->name(), " argument #", i, " (",
+                                                info->signature.params[i].name, ")");
+                                }));
+        r.allocation = a->id;
+        r.offset = r.u64() - a->base;
+      }
+      record.args.push_back(std::move(r));
+    }
+    GPUOPS_RETURN_IF_ERROR(ConsumeFault(FaultSite::kLaunch));
+    if (Capturing(request.stream)) {
+      capturing_[request.stream.id]->nodes.push_back([this, record, fn](GraphHandle graph) {
+        LaunchRecord replay = record;
+        replay.graph = graph;
+        return RecordAndExecute(std::move(replay), fn);
+      });
+      return absl::OkStatus();
+    }
   }
-  return RecordAndExecute(std::move(record));
+  return RecordAndExecute(std::move(record), std::move(fn));
 }
 
 absl::StatusOr<TensorMapBytes> RecordingBackend::EncodeTensorMap(const TensorMapDesc& desc) {
@@ -496,7 +526,7 @@ absl::Status RecordingBackend::BeginCapture(StreamHandle stream) {
     return absl::FailedPreconditionError(
         StrCat("mock BeginCapture: stream ", stream.id, " is already capturing"));
   }
-  capturing_[stream.id] = std::make_unique<Graph>();
+  capturing_[stream.id] = std::make_shared<Graph>();
   return absl::OkStatus();
 }
 
@@ -514,14 +544,18 @@ absl::StatusOr<GraphHandle> RecordingBackend::EndCapture(StreamHandle stream) {
 }
 
 absl::Status RecordingBackend::LaunchGraph(GraphHandle graph, StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
-  GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "LaunchGraph"));
-  auto it = graphs_.find(graph.id);
-  if (it == graphs_.end()) {
-    return absl::InvalidArgumentError(
-        StrCat("mock LaunchGraph: graph ", graph.id, " does not exist"));
+  std::shared_ptr<const Graph> nodes;
+  {
+    absl::MutexLock lock(&mu_);
+    GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "LaunchGraph"));
+    auto it = graphs_.find(graph.id);
+    if (it == graphs_.end()) {
+      return absl::InvalidArgumentError(
+          StrCat("mock LaunchGraph: graph ", graph.id, " does not exist"));
+    }
+    nodes = it->second;
   }
-  for (const auto& node : it->second->nodes) GPUOPS_RETURN_IF_ERROR(node(graph));
+  for (const auto& node : nodes->nodes) GPUOPS_RETURN_IF_ERROR(node(graph));
   return absl::OkStatus();
 }
 

@@ -1,5 +1,4 @@
-// Small kernels the ops and tests need: BF16 scaled add, fill (poison), BF16 copy, a u64 store
-// (used to provoke a fault), an empty kernel, and a read-only streaming kernel (the read roof).
+// Small element-wise kernels the ops need: BF16 scaled add, fill, BF16 copy.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -7,7 +6,6 @@
 #include "common_layout.h"
 
 using gpuops::ops::common::kElementsPerThread;
-using gpuops::ops::common::kStreamUnroll;
 using gpuops::ops::common::kThreads;
 
 namespace {
@@ -51,33 +49,4 @@ extern "C" __global__ void __launch_bounds__(kThreads)
   for (uint32_t j = 0; j < kElementsPerThread; ++j) {
     if (first + j < n) dst[first + j] = src[first + j];
   }
-}
-
-// *dst = value from one thread. Given an invalid address it faults (the backend tests use that).
-extern "C" __global__ void common_store_u64(unsigned long long* dst, unsigned long long value) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) *dst = value;
-}
-
-// Does nothing: host launch overhead is measured with it.
-extern "C" __global__ void common_noop() {}
-
-// Reads n16 16-byte words with 16-byte loads in a grid-stride loop and folds them into one word
-// per block, written to sink[blockIdx.x] only when it equals `never` (so the loads are not dead).
-extern "C" __global__ void __launch_bounds__(512)
-    common_stream_read(const uint4* src, unsigned long long n16, unsigned int never,
-                       unsigned int* sink) {
-  uint32_t acc = 0;
-  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x * kStreamUnroll;
-  for (uint64_t base = uint64_t{blockIdx.x} * blockDim.x * kStreamUnroll + threadIdx.x; base < n16;
-       base += stride) {
-    uint4 v[kStreamUnroll];
-#pragma unroll
-    for (uint32_t u = 0; u < kStreamUnroll; ++u) {
-      const uint64_t i = base + uint64_t{u} * blockDim.x;
-      v[u] = i < n16 ? __ldcs(src + i) : make_uint4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (uint32_t u = 0; u < kStreamUnroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-  if (acc == never) sink[blockIdx.x] = acc;
 }

@@ -11,8 +11,4 @@ inline constexpr uint32_t kThreads = 256;
 inline constexpr uint32_t kElementsPerThread = 8;
 inline constexpr uint32_t kElementsPerBlock = kThreads * kElementsPerThread;
 
-// Read roof: each thread streams kStreamUnroll 16-byte loads per iteration of a grid-stride loop.
-inline constexpr uint32_t kStreamThreads = 512;
-inline constexpr uint32_t kStreamUnroll = 4;
-
 }  // namespace gpuops::ops::common

@@ -4,7 +4,7 @@
 #include "gmock/gmock.h"
 #include "gpuops/cuda/cuda_backend.h"
 #include "gtest/gtest.h"
-#include "ops/common/common_ops.h"
+#include "ops/testkit/testkit.h"
 #include "tests/support/backends.h"
 
 namespace gpuops::cuda {
@@ -15,10 +15,10 @@ using ::testing::HasSubstr;
 TEST(CudaFaultTest, IllegalAddressIsInternalAndPoisonsTheBackend) {
   std::unique_ptr<GpuBackend> gpu;
   GPUOPS_CREATE_OR_SKIP(gpu, "cuda");
-  auto common = ops::common::CommonKernels::Load(*gpu);
-  ASSERT_TRUE(common.ok()) << common.status();
+  auto testkit = ops::testkit::TestKernels::Load(*gpu);
+  ASSERT_TRUE(testkit.ok()) << testkit.status();
   // An address no allocation covers: the store faults on the device.
-  ASSERT_TRUE(common->StoreU64(DevicePtr(0x10), 1).ok()) << "launches are asynchronous";
+  ASSERT_TRUE(testkit->StoreU64(DevicePtr(0x10), 1).ok()) << "launches are asynchronous";
   absl::Status fault = gpu->Synchronize();
   EXPECT_EQ(fault.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(fault.message(), HasSubstr("CUDA_ERROR_ILLEGAL_ADDRESS (700)"));
@@ -28,7 +28,7 @@ TEST(CudaFaultTest, IllegalAddressIsInternalAndPoisonsTheBackend) {
   EXPECT_EQ(alloc.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(alloc.status().message(), HasSubstr("poisoned by an earlier device fault"));
   EXPECT_THAT(alloc.status().message(), HasSubstr("CUDA_ERROR_ILLEGAL_ADDRESS"));
-  absl::Status launch = common->Noop();
+  absl::Status launch = testkit->Noop();
   EXPECT_EQ(launch.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(launch.message(), HasSubstr("poisoned"));
   std::printf("next call: %s\n", std::string(alloc.status().message()).c_str());

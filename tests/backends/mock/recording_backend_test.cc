@@ -4,8 +4,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gpuops/mock/matchers.h"
+#include "gpuops/runtime/kernel_args.h"
 #include "gpuops/runtime/kernel_launch.h"
 #include "gpuops/runtime/owned.h"
 #include "gtest/gtest.h"
@@ -31,9 +33,12 @@ std::vector<std::byte> Bytes(std::initializer_list<int> values) {
   return out;
 }
 
+GPUOPS_KERNEL_ARGS(FillArgs, (DevicePtr, out), (uint32_t, n), (float, value));
+
 class RecordingBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    gpu_.RegisterHostKernel("fill", HostFill);
     auto module = gpu_.LoadModule(DescribeModule("demo", kModule));
     ASSERT_TRUE(module.ok()) << module.status();
     module_ = *module;
@@ -52,16 +57,14 @@ class RecordingBackendTest : public ::testing::Test {
 
   // Host kernel for `fill`: each block writes its 64 elements of `out`.
   static absl::Status HostFill(const HostLaunch& l, HostMemory& mem) {
-    auto out = l.ptr(0);
-    auto n = l.u32(1);
-    auto value = l.f32(2);
-    if (!out.ok() || !n.ok() || !value.ok()) return absl::InvalidArgumentError("bad args");
-    auto view = mem.View<float>(*out, *n, "argument #0 (out)");
+    auto args = l.Unpack<FillArgs>();
+    if (!args.ok()) return args.status();
+    auto view = mem.View<float>(args->out, args->n, ArgLabel(&FillArgs::out));
     if (!view.ok()) return view.status();
     for (uint32_t b = 0; b < l.grid().x; ++b) {
       for (uint32_t t = 0; t < l.block().x; ++t) {
         const uint32_t i = b * l.block().x + t;
-        if (i < *n) (*view)[i] = *value;
+        if (i < args->n) (*view)[i] = args->value;
       }
     }
     return absl::OkStatus();
@@ -187,7 +190,6 @@ TEST_F(RecordingBackendTest, RecordHoldsExactlyWhatWasLaunched) {
 }
 
 TEST_F(RecordingBackendTest, HostKernelRunsOverTheRecordedGrid) {
-  gpu_.RegisterHostKernel("fill", HostFill);
   auto out = gpu_.Alloc(100 * sizeof(float));
   ASSERT_TRUE(out.ok());
   ASSERT_TRUE(LaunchFill(*out, 100, 3.0f).ok());
@@ -198,13 +200,58 @@ TEST_F(RecordingBackendTest, HostKernelRunsOverTheRecordedGrid) {
 }
 
 TEST_F(RecordingBackendTest, HostKernelOutOfBoundsViewNamesKernelAndArgument) {
-  gpu_.RegisterHostKernel("fill", HostFill);
   auto out = gpu_.Alloc(10 * sizeof(float));  // the launch claims 100 elements
   ASSERT_TRUE(out.ok());
   absl::Status s = LaunchFill(*out, 100, 1.0f);
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), AllOf(HasSubstr("fill argument #0 (out)"), HasSubstr("400 bytes"),
                                  HasSubstr("run past the end")));
+}
+
+TEST_F(RecordingBackendTest, LaunchOfAKernelWithoutAnEmulationIsRefusedAndNotRecorded) {
+  RecordingBackend gpu(RecordingBackend::Options{.host_kernels = nullptr});
+  auto module = gpu.LoadModule(DescribeModule("demo", kModule));
+  auto out = gpu.Alloc(64 * sizeof(float));
+  ASSERT_TRUE(module.ok() && out.ok());
+  auto launch = [&](RecordingBackend& g) {
+    return KernelLaunch(g, *g.GetKernel(*g.LoadModule(DescribeModule("demo", kModule)), "fill"))
+        .grid({1, 1, 1})
+        .block({64, 1, 1})
+        .args(FillArgs{.out = *out, .n = 64, .value = 1.0f})
+        .launch();
+  };
+  absl::Status s = launch(gpu);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("mock launch fill: no host emulation is registered"));
+  EXPECT_THAT(gpu.launches(), IsEmpty());
+
+  RecordingBackend recorder(
+      RecordingBackend::Options{.execute_host_kernels = false, .host_kernels = nullptr});
+  out = recorder.Alloc(64 * sizeof(float));
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(launch(recorder).ok()) << "a mock that only records needs no emulation";
+  EXPECT_EQ(recorder.launch_count(), 1u);
+}
+
+TEST_F(RecordingBackendTest, HostKernelsRunOutsideTheBackendsLock) {
+  // The emulation waits until another thread has used the backend; were the backend's lock held
+  // while it ran, that thread would block and the wait would time out.
+  absl::Notification other_thread_done;
+  gpu_.RegisterHostKernel("fill", [&](const HostLaunch& l, HostMemory& mem) {
+    if (!other_thread_done.WaitForNotificationWithTimeout(absl::Seconds(20))) {
+      return absl::DeadlineExceededError("the other thread could not use the backend");
+    }
+    return HostFill(l, mem);
+  });
+  auto out = gpu_.Alloc(64 * sizeof(float));
+  ASSERT_TRUE(out.ok());
+  std::thread other([&] {
+    while (gpu_.launch_count() == 0) std::this_thread::yield();
+    EXPECT_TRUE(gpu_.Alloc(16).ok());
+    other_thread_done.Notify();
+  });
+  EXPECT_TRUE(LaunchFill(*out, 64, 1.0f).ok());
+  other.join();
 }
 
 TEST_F(RecordingBackendTest, KernelMissingForTheDeviceArchIsNotFound) {
@@ -275,7 +322,6 @@ TEST_F(RecordingBackendTest, MatchersAcceptTheRecordAndExplainAMismatch) {
 }
 
 TEST_F(RecordingBackendTest, GraphCapturesAndReplaysLaunchesAndMemsets) {
-  gpu_.RegisterHostKernel("fill", HostFill);
   auto out = gpu_.Alloc(64 * sizeof(float));
   ASSERT_TRUE(out.ok());
   auto stream = gpu_.CreateStream();

@@ -1,7 +1,7 @@
 // Launch contracts of the dense family on the mock: each launcher's grid, block, shared memory,
-// argument order and values; CanImplement's refusals; the dispatcher; the golden launch traces;
-// and the host emulation catching a launcher with swapped grid axes, an under-sized workspace
-// and a wrong ldb.
+// argument order and values; the plan; CanImplement's refusals; the dispatcher; and the host
+// emulation catching a launcher with swapped grid axes, an under-sized workspace and a wrong ldb.
+// (The golden launch traces and the numerics run for every family: tests/ops/family_test.cc.)
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,12 +12,10 @@
 #include "gpuops/runtime/bf16.h"
 #include "gpuops/runtime/kernel_launch.h"
 #include "gpuops/runtime/owned.h"
-#include "gpuops/runtime/signature_table.h"
 #include "gtest/gtest.h"
 #include "ops/common/common_ops.h"
 #include "ops/dense/dense_gemm.h"
 #include "tests/support/device_data.h"
-#include "tests/support/paths.h"
 #include "verify/check.h"
 #include "verify/random.h"
 
@@ -32,51 +30,6 @@ mock::RecordingBackend::Options NoExecution() {
   mock::RecordingBackend::Options o;
   o.execute_host_kernels = false;
   return o;
-}
-
-std::vector<uint32_t> SizesOf(const KernelSignature& sig) {
-  std::vector<uint32_t> sizes;
-  for (const KernelParam& p : sig.params) sizes.push_back(p.size);
-  return sizes;
-}
-
-TEST(DenseSignaturesTest, EveryVariantsArgumentShapeMatchesItsCompiledKernel) {
-  auto table = SignatureTable::Parse(EmbeddedModuleImage().signatures_text, "dense");
-  ASSERT_TRUE(table.ok()) << table.status();
-  auto expect = [&](std::string_view kernel, auto sizes) {
-    const KernelSignature* sig = table->Find(kernel);
-    ASSERT_NE(sig, nullptr) << kernel;
-    EXPECT_THAT(SizesOf(*sig), ::testing::ElementsAreArray(sizes)) << kernel;
-  };
-  std::set<std::string> kernels;
-  for (const VariantSpec& s : kVariants) {
-    switch (s.shape) {
-      case ArgShape::kGemm:
-        expect(s.kernel, GemmDef::kParamSizes);
-        break;
-      case ArgShape::kGemmLdb:
-        expect(s.kernel, GemmLdbDef::kParamSizes);
-        break;
-      case ArgShape::kGemmScaledAcc:
-        expect(s.kernel, GemmScaledAccDef::kParamSizes);
-        break;
-      case ArgShape::kGemmTma:
-        expect(s.kernel, TmaGemmDef::kParamSizes);
-        break;
-      case ArgShape::kSplitK:
-        expect(s.kernel, SplitKPartialDef::kParamSizes);
-        expect(s.reduce_kernel, SplitKReduceDef::kParamSizes);
-        break;
-      case ArgShape::kSplitKTma:
-        expect(s.kernel, TmaSplitKPartialDef::kParamSizes);
-        expect(s.reduce_kernel, SplitKReduceDef::kParamSizes);
-        break;
-    }
-    kernels.insert(std::string(s.kernel));
-    if (!s.reduce_kernel.empty()) kernels.insert(std::string(s.reduce_kernel));
-  }
-  EXPECT_EQ(kernels.size(), table->kernels().size())
-      << "signatures.txt has a kernel no variant uses";
 }
 
 // A loaded family on a mock that records without executing, with small stand-in buffers.
@@ -224,6 +177,39 @@ INSTANTIATE_TEST_SUITE_P(
                 "workspace_bytes=32767 is less than the 32768 bytes 2 splits need"}),
     [](const auto& info) { return info.param.name; });
 
+TEST_F(DenseContractTest, PlanHoldsEveryLaunchWithItsSplitsAndWorkspace) {
+  GemmArgs args = Args(4, 200, 4096);
+  args.splits = 8;
+  args.workspace = ws_;
+  auto plan = dense_->Plan(Variant::kSplitK, args);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->variant, Variant::kSplitK);
+  EXPECT_EQ(plan->variant_name, "splitk");
+  EXPECT_EQ(plan->splits, 8u);
+  EXPECT_EQ(plan->workspace_bytes, 8u * 4 * 200 * 4);
+  ASSERT_EQ(plan->launches.size(), 2u);
+  EXPECT_EQ(plan->launches[0].launch_dims(), (LaunchDims{{13, 1, 8}, {16, 16, 1}, 0}));
+  EXPECT_EQ(plan->launches[1].launch_dims(), (LaunchDims{{1, 4, 1}, {256, 1, 1}, 0}));
+  EXPECT_EQ(gpu_.launch_count(), 0u) << "planning launches nothing";
+  ASSERT_TRUE(dense_->Run(*plan).ok());
+  ASSERT_TRUE(dense_->Run(*plan).ok());
+  const auto records = gpu_.launches();
+  ASSERT_EQ(records.size(), 4u) << "a plan runs again as it is";
+  EXPECT_EQ(records[2].grid, records[0].grid);
+  EXPECT_EQ(records[3].args[4].u32(), 8u);
+}
+
+TEST_F(DenseContractTest, AValueOutsideTheVariantsTableIsAnErrorNotACrash) {
+  const auto bogus = static_cast<Variant>(kVariants.size() + 1);
+  EXPECT_FALSE(dense_->Ships(bogus));
+  EXPECT_TRUE(dense_->kernel(bogus).is_null());
+  EXPECT_EQ(dense_->WorkspaceBytes(bogus, Args(16, 64, 64)), 0u);
+  absl::Status s = dense_->Run(bogus, Args(16, 64, 64));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("dense: variant 14 does not exist (the table has 0..12)"));
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+}
+
 TEST_F(DenseContractTest, WgmmaSplitKLaunchesUnitsThenReducesInSplitOrder) {
   GemmArgs args = Args(128, 4096, 14336);  // 32 tiles of 128 x 128 on 132 SMs: 4 splits
   EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x128SplitK, args), 4u);
@@ -307,8 +293,7 @@ TEST_F(DenseContractTest, GemvLaunchesOneBlockPer16WeightRows) {
   ASSERT_TRUE(dense_->Run(Variant::kGemvM16, args).ok());
   EXPECT_THAT(gpu_.launches(),
               ElementsAre(Launch(KernelNamed("dense_gemv_bf16_m16"), GridIs(9497, 1, 1),
-                                 BlockIs(128, 1, 1), ArgU32At(3, 16),
-                                 ArgU32At(6, 4096))));
+                                 BlockIs(128, 1, 1), ArgU32At(3, 16), ArgU32At(6, 4096))));
   EXPECT_EQ(dense_->Run(Variant::kGemvM8, args).code(), absl::StatusCode::kInvalidArgument)
       << "16 rows exceed gemv_m8's 8";
 }
@@ -364,92 +349,6 @@ TEST(DenseDispatchTest, PrefillFallsBackToScalarWhenThePipelinedKernelIsNotShipp
   absl::Status s = dense->Run(Variant::kPipelined, args);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("not shipped for sm_90a"));
-}
-
-// --- Golden launch traces.
-
-std::string TraceOf(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  mock::RecordingBackend gpu(NoExecution());
-  auto dense = DenseGemm::Load(gpu);
-  if (!dense.ok()) return StrCat("load failed: ", dense.status().message());
-  std::map<uint64_t, std::string> names;
-  GemmArgs args{.m = m, .n = n, .k = k, .ldb = ldb, .scale = 0.5f, .splits = 0};
-  for (auto [ptr, name] :
-       {std::pair{&args.a, "A"}, {&args.b, "B"}, {&args.c, "C"}, {&args.workspace, "WS"}}) {
-    auto p = gpu.Alloc(256);
-    *ptr = *p;
-    names[p->address()] = name;
-  }
-  std::string out = StrCat("## ", Spec(v).name, " m=", m, " n=", n, " k=", k, " ldb=", ldb, "\n");
-  absl::Status s = dense->Run(v, args);
-  if (!s.ok()) return StrCat(out, "refused: ", s.message(), "\n");
-  const auto module = gpu.LoadModule(EmbeddedModuleImage());
-  for (const LaunchRecord& r : gpu.launches()) {
-    StrAppend(&out, r.kernel, " grid ", ToString(r.grid), " block ", ToString(r.block), " smem ",
-              r.shared_mem_bytes, "\n ");
-    const KernelHandle kernel = *gpu.GetKernel(*module, r.kernel);
-    for (size_t i = 0; i < r.args.size(); ++i) {
-      const RecordedArg& a = r.args[i];
-      StrAppend(&out, " ", kernel.info()->signature.params[i].name, "=");
-      switch (a.kind) {
-        case ArgKind::kPtr:
-          StrAppend(&out, names[a.u64()]);
-          break;
-        case ArgKind::kF32:
-          StrAppend(&out, a.f32());
-          break;
-        default:
-          StrAppend(&out, a.u64());
-      }
-    }
-    StrAppend(&out, "\n");
-  }
-  return out;
-}
-
-TEST(DenseGoldenTest, LaunchTracesMatchTheCommittedFile) {
-  const std::string path =
-      StrCat(::gpuops::testing::SourceDir(), "/tests/ops/dense/golden/dense_launches.txt");
-  std::string actual =
-      "# Launches each dense variant makes for fixed shapes "
-      "(tests/ops/dense/dense_contract_test).\n"
-      "# Regenerate: GPUOPS_UPDATE_GOLDEN=1 build/mock/tests/ops/dense/dense_contract_test\n";
-  for (const VariantSpec& s : kVariants) {
-    const bool ldb = s.shape == ArgShape::kGemmLdb;
-    for (auto [m, n, k] :
-         {std::tuple{1u, 4096u, 4096u}, {17u, 200u, 64u}, {300u, 151937u, 4096u}}) {
-      actual += TraceOf(s.variant, m, n, k, ldb ? k + 8 : 0);
-    }
-  }
-  if (std::getenv("GPUOPS_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << actual;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing " << path << "; run with GPUOPS_UPDATE_GOLDEN=1 to create it";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  if (expected.str() == actual) return;
-  // A readable diff: the first differing lines with context.
-  std::vector<std::string> want;
-  std::vector<std::string> got;
-  for (std::istringstream s(expected.str()); std::getline(s, want.emplace_back());) {
-  }
-  for (std::istringstream s(actual); std::getline(s, got.emplace_back());) {
-  }
-  std::string diff;
-  int shown = 0;
-  for (size_t i = 0; i < std::max(want.size(), got.size()) && shown < 12; ++i) {
-    const std::string w = i < want.size() ? want[i] : "<end>";
-    const std::string g = i < got.size() ? got[i] : "<end>";
-    if (w == g) continue;
-    StrAppend(&diff, "line ", i + 1, ":\n- ", w, "\n+ ", g, "\n");
-    ++shown;
-  }
-  ADD_FAILURE() << "launch traces differ from " << path
-                << " (- committed, + now); if the change is intended, regenerate with "
-                   "GPUOPS_UPDATE_GOLDEN=1:\n"
-                << diff;
 }
 
 // --- Host emulation catches launcher bugs.

@@ -10,7 +10,8 @@
 #include "gmock/gmock.h"
 #include "gpuops/cuda/cuda_backend.h"
 #include "gtest/gtest.h"
-#include "tests/support/json.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/json_schema.h"
 #include "tests/support/paths.h"
 
 namespace gpuops::tools {
@@ -63,22 +64,25 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"NoSubcommand", "", "A subcommand is required"},
         UsageError{"UnknownSubcommand", "frobnicate", "unknown command 'frobnicate'"},
         UsageError{"UnknownFlag", "check --fast", "--fast"},
-        UsageError{"CheckUnknownOp", "check --op 'nvfp4\\..*'", "no op matches --op"},
+        UsageError{"CheckUnknownOp", "check --op 'attention\\..*'", "no op matches --op"},
         UsageError{"CheckBadRegex", "check --op '('", "is not a valid regular expression"},
         UsageError{"CheckUnknownShapes", "check --shapes huge", "unknown shape set 'huge'"},
         UsageError{"CheckUnknownBackend", "check --backend tpu", "unknown backend 'tpu'"},
         UsageError{"TraceUnknownOp", "trace attention --m 1 --n 1 --k 1", "unknown op 'attention'"},
         UsageError{"TraceUnknownVariant", "trace dense.fast --m 1 --n 8 --k 8",
                    "no variant 'fast'"},
-        UsageError{"TraceZeroShape", "trace dense --m 0 --n 64 --k 64", "bad shape m=0"},
-        UsageError{"TraceNonNumericShape", "trace dense --m x --n 64 --k 64", "--m"},
-        UsageError{"TraceMissingShape", "trace dense --m 1 --n 64", "--k is required"},
+        UsageError{"TraceZeroShape", "trace dense --m 0 --n 64 --k 64", "empty problem m=0"},
+        UsageError{"TraceNonNumericShape", "trace dense --m x --n 64 --k 64",
+                   "m='x' is not a decimal integer"},
+        UsageError{"TraceMissingShape", "trace dense --m 1 --n 64", "dense needs k"},
+        UsageError{"TraceParameterTheOpDoesNotTake", "trace dense --m 1 --n 64 --k 64 --param x=1",
+                   "dense takes no parameter 'x'"},
         UsageError{"TraceShapeTheVariantCannotRun", "trace dense.tc --m 1 --n 151937 --k 4096",
                    "n=151937 is not a multiple of 8"},
         UsageError{"PerfOnTheMock", "perf --backend mock", "use --backend cuda"},
         UsageError{"PerfBadShape", "perf --shapes none --shape 1,2", "is not M,N,K"},
         UsageError{"PerfTooFewIterations", "perf --iterations 5", ">= 20"},
-        UsageError{"PerfUnknownVariant", "perf --variant fast", "no variant 'fast'"},
+        UsageError{"PerfUnknownOp", "perf --op dense.fast", "no op matches --op 'dense.fast'"},
         UsageError{"PerfZeroBatch", "perf --batch 0", "--batch 0 is outside 1..1000"}),
     [](const auto& info) { return info.param.name; });
 
@@ -105,33 +109,30 @@ TEST(GpuopsCliTest, InfoSaysWhetherCudaIsAvailableAndWhy) {
 
 TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
   std::ifstream schema_file(StrCat(testing::SourceDir(), "/tools/gpuops/trace.schema.json"));
-  std::stringstream schema_text;
-  schema_text << schema_file.rdbuf();
-  testing::Json schema;
-  std::string error;
-  ASSERT_TRUE(testing::JsonParser(schema_text.str()).Parse(&schema, &error)) << error;
+  const nlohmann::json schema = nlohmann::json::parse(schema_file, nullptr, false);
+  ASSERT_FALSE(schema.is_discarded()) << "the schema is not JSON";
   for (const std::string args :
        {"dense --m 17 --n 151937 --k 4096", "dense.splitk --m 4 --n 200 --k 4096 --splits 8",
         "dense.tc_scaled_acc --m 1 --n 64 --k 64 --scale 0.5",
         "dense --m 4096 --n 4096 --k 4096"}) {
     const Result r = RunTool("trace --json " + args);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    testing::Json doc;
-    ASSERT_TRUE(testing::JsonParser(r.output).Parse(&doc, &error)) << error << "\n" << r.output;
+    const nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.output;
     std::vector<std::string> violations;
     testing::Validate(schema, doc, "$", &violations);
     EXPECT_THAT(violations, ::testing::IsEmpty()) << args << "\n" << r.output;
   }
   // The validator itself rejects a document that breaks the schema.
-  testing::Json bad;
-  ASSERT_TRUE(
-      testing::JsonParser(R"({"op": 1, "launches": [], "extra": true})").Parse(&bad, &error));
+  const nlohmann::json bad =
+      nlohmann::json::parse(R"({"op": 1, "launches": [], "params": {"m": 1}, "extra": true})");
   std::vector<std::string> violations;
   testing::Validate(schema, bad, "$", &violations);
   EXPECT_THAT(violations, ::testing::Contains(HasSubstr("$.op: is integer")));
-  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("missing shape")));
+  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("missing variant")));
   EXPECT_THAT(violations, ::testing::Contains(HasSubstr("unexpected property extra")));
   EXPECT_THAT(violations, ::testing::Contains(HasSubstr("$.launches: fewer than 1 items")));
+  EXPECT_THAT(violations, ::testing::Contains(HasSubstr("$.params.m: is integer")));
 }
 
 TEST(GpuopsCliTest, TraceNamesEveryArgument) {

@@ -34,16 +34,33 @@ struct LaunchArg {
   const void* data = nullptr;
 };
 
-// A launch KernelLaunch has already validated against the kernel's compiled signature.
-struct LaunchRequest {
-  KernelHandle kernel;
-  Dim3 grid;
-  Dim3 block;
-  uint32_t shared_mem_bytes = 0;
-  StreamHandle stream;
-  absl::Span<const LaunchArg> args;
+class KernelLaunch;
+
+// A launch KernelLaunch has validated against the kernel's compiled signature. Only KernelLaunch
+// can build one, so a backend never sees an unvalidated launch: args has exactly one entry per
+// compiled parameter, each of its size.
+class LaunchRequest {
+ public:
+  const KernelHandle kernel;
+  const Dim3 grid;
+  const Dim3 block;
+  const uint32_t shared_mem_bytes;
+  const StreamHandle stream;
+  const absl::Span<const LaunchArg> args;
   // args[i].data for every i, in the form cuLaunchKernel and hipModuleLaunchKernel take.
-  void* const* param_values = nullptr;
+  void* const* const param_values;
+
+ private:
+  friend class KernelLaunch;
+  LaunchRequest(KernelHandle kernel, Dim3 grid, Dim3 block, uint32_t shared_mem_bytes,
+                StreamHandle stream, absl::Span<const LaunchArg> args, void* const* param_values)
+      : kernel(kernel),
+        grid(grid),
+        block(block),
+        shared_mem_bytes(shared_mem_bytes),
+        stream(stream),
+        args(args),
+        param_values(param_values) {}
 };
 
 class GpuBackend {
@@ -73,7 +90,7 @@ class GpuBackend {
   virtual absl::Status UnloadModule(ModuleHandle module) = 0;
   virtual absl::StatusOr<KernelHandle> GetKernel(ModuleHandle module, std::string_view kernel) = 0;
 
-  // Called by KernelLaunch::launch after validation; call that instead.
+  // A validated launch; KernelLaunch::launch is the only way to make one.
   virtual absl::Status Launch(const LaunchRequest& request) = 0;
 
   // A tensor-map (TMA) descriptor for `desc`, passed to kernels by value (arg_bytes).

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -23,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/kernel_args.h"
 #include "gpuops/runtime/tensor_map.h"
 #include "gpuops/runtime/types.h"
 
@@ -40,22 +42,22 @@ class HostLaunch {
   uint32_t shared_mem_bytes() const { return shared_mem_; }
   size_t arg_count() const { return args_.size(); }
 
-  // Typed reads of argument `i`; kInvalidArgument when `i` is out of range or the size differs.
-  absl::StatusOr<DevicePtr> ptr(size_t i) const;
-  absl::StatusOr<uint32_t> u32(size_t i) const;
-  absl::StatusOr<int32_t> i32(size_t i) const;
-  absl::StatusOr<uint64_t> u64(size_t i) const;
-  absl::StatusOr<float> f32(size_t i) const;
-  absl::StatusOr<TensorMapDesc> tensor_map(size_t i) const;
+  // The launch's arguments as the struct they were packed from (GPUOPS_KERNEL_ARGS), read by
+  // name; kInvalidArgument naming the kernel and argument when the count or a size differs.
+  template <typename Args>
+  absl::StatusOr<Args> Unpack() const {
+    static constexpr auto kFields = ArgFields<Args>();
+    if (absl::Status s = CheckArgs(Args::kName, kFields); !s.ok()) return s;
+    Args out;
+    size_t i = 0;
+    Args::ForEachField([&](std::string_view, auto member) {
+      std::memcpy(&(out.*member), args_[i++].data, sizeof(out.*member));
+    });
+    return out;
+  }
 
  private:
-  absl::Status CheckArg(size_t i, uint32_t size) const;
-  template <typename T>
-  T Read(size_t i) const {
-    T v;
-    std::memcpy(&v, args_[i].data, sizeof(T));
-    return v;
-  }
+  absl::Status CheckArgs(std::string_view list, absl::Span<const ArgField> fields) const;
 
   std::string_view kernel_;
   Dim3 grid_;
@@ -93,6 +95,8 @@ class HostKernelRegistry {
   void Register(std::string_view kernel, HostKernelFn fn);
   // Null when none is registered.
   std::shared_ptr<const HostKernelFn> Find(std::string_view kernel) const;
+  // Every registered kernel name, sorted.
+  std::vector<std::string> Names() const;
 
  private:
   mutable absl::Mutex mu_;

@@ -36,8 +36,12 @@ struct Dim3 {
 
 std::string ToString(const Dim3& d);  // "(x, y, z)"
 
-constexpr uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-constexpr uint64_t CeilDiv64(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// Rounded-up quotients; exact for every a (the sum is formed in 64 bits, and a quotient of a
+// 32-bit value fits 32 bits). b must be non-zero.
+constexpr uint32_t CeilDiv(uint32_t a, uint32_t b) {
+  return static_cast<uint32_t>((uint64_t{a} + b - 1) / b);
+}
+constexpr uint64_t CeilDiv64(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 constexpr uint64_t AlignUp(uint64_t value, uint64_t alignment) {
   return CeilDiv64(value, alignment) * alignment;
 }

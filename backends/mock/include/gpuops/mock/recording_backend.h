@@ -60,7 +60,8 @@ class RecordingBackend final : public GpuBackend {
  public:
   struct Options {
     DeviceInfo device = DefaultDevice();
-    // Run host kernels for launched kernels that have one; kernels without one are only recorded.
+    // Run each launch's host kernel (outside the backend's lock); a launch of a kernel without
+    // one is refused. False: record launches only, executing nothing.
     bool execute_host_kernels = true;
     // Where host kernels are looked up after this backend's own registrations.
     const HostKernelRegistry* host_kernels = &GlobalHostKernels();
@@ -148,8 +149,12 @@ class RecordingBackend final : public GpuBackend {
     return CheckStream(stream, [call] { return std::string(call); });
   }
   bool Capturing(StreamHandle stream) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status Execute(const LaunchRecord& record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status RecordAndExecute(LaunchRecord record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<const HostKernelFn> FindHostKernel(std::string_view kernel) const;
+  // Runs `fn` for `record` without holding mu_ (ShadowMemory takes it per access).
+  absl::Status Execute(const LaunchRecord& record, const HostKernelFn& fn) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records the launch in the global order, then executes it when `fn` is set.
+  absl::Status RecordAndExecute(LaunchRecord record, std::shared_ptr<const HostKernelFn> fn)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   Options options_;
   HostKernelRegistry own_host_kernels_;
@@ -166,8 +171,8 @@ class RecordingBackend final : public GpuBackend {
   uint64_t next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<uint64_t, absl::Time> events_ ABSL_GUARDED_BY(mu_);  // InfinitePast: unset
   uint64_t next_event_id_ ABSL_GUARDED_BY(mu_) = 1;
-  absl::flat_hash_map<uint64_t, std::unique_ptr<Graph>> capturing_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, std::unique_ptr<Graph>> graphs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Graph>> capturing_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Graph>> graphs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_graph_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<LaunchRecord> launches_ ABSL_GUARDED_BY(mu_);
   uint64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 0;

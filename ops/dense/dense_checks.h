@@ -1,6 +1,6 @@
-// The dense family's numerics suite: every variant the build ships, at the shapes of the tests,
-// on any backend, against the CPU reference of its accuracy contract. The CUDA and mock tests
-// and `gpuops check` all run it.
+// The dense family's check suite: every variant the build ships, at the shapes of the tests, on
+// any backend, against the CPU reference of its accuracy contract. The numerics tests and
+// `gpuops check` run it through the family (dense_family.cc).
 //
 // Per case: fresh random inputs (the pad columns of an ldb weight hold NaN, so reading them
 // shows), the output poisoned with a NaN pattern and followed by poisoned guard elements, then
@@ -9,7 +9,8 @@
 //                  scalar kernel over the whole output;
 //   tensor core    within the bound against a float64 reference, relative Frobenius < 8e-3;
 //                  split-K also bit-identical across two runs;
-//   fused          bit-identical to tc into a scratch buffer, then common_bf16_scaled_add.
+//   bit-identical  (the fused tc_scaled_acc) bit-identical to tc into a scratch buffer, then
+//                  common_bf16_scaled_add.
 // References cover every column when M·N·K is small and a fixed sample of columns (edges, tile
 // boundaries, random) otherwise; written-ness and guards are always checked everywhere.
 #pragma once
@@ -22,12 +23,10 @@
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
 #include "ops/dense/dense_variants.h"
+#include "ops/family.h"
 #include "verify/check.h"
 
-namespace gpuops::verify {
-
-enum class ShapeSet : uint8_t { kQuick, kFull };
-absl::StatusOr<ShapeSet> ParseShapeSet(std::string_view name);
+namespace gpuops::ops::dense {
 
 struct DenseShape {
   uint32_t m = 0, n = 0, k = 0, ldb = 0;
@@ -38,12 +37,12 @@ struct DenseShape {
 // 4096, 151937}, K in {the variant's minimum, 4096}; odd N only for variants that take any N,
 // and ldb = K + 8 for the _ldb variants; small-M variants take M at the edges of their range and
 // also K = 4096 + their minimum, as does wgmma_128x128_splitk. Quick: a subset sized for a CPU.
-std::vector<DenseShape> DenseShapes(ShapeSet set, ops::dense::Variant v);
+std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v);
 
 struct DenseCaseResult {
-  ops::dense::Variant variant;
+  Variant variant;
   DenseShape shape;
-  CheckStats stats;
+  verify::CheckStats stats;
   absl::Status status;  // an error running the case (not a numerics failure)
   std::string skipped;  // non-empty: why the case did not run
   bool columns_sampled = false;
@@ -52,10 +51,10 @@ struct DenseCaseResult {
   std::string Describe() const;  // one line: variant, shape, max error, bound, verdict
 };
 
-struct DenseSuiteOptions {
+struct DenseCheckOptions {
   ShapeSet shapes = ShapeSet::kFull;
-  std::function<bool(ops::dense::Variant)> include;  // empty: every variant
-  uint64_t mac_budget = 0;  // skip cases with M·N·K above this (0: no limit)
+  std::function<bool(Variant)> include;  // empty: every variant
+  uint64_t mac_budget = 0;               // skip cases with M·N·K above this (0: no limit)
   uint64_t full_reference_macs = uint64_t{1} << 26;  // all columns up to this M·N·K
   uint32_t sample_columns = 96;
   uint64_t seed = 0;
@@ -63,7 +62,7 @@ struct DenseSuiteOptions {
 };
 
 // Runs the suite; an error only when the suite itself cannot run (family not loadable).
-absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
-                                                           const DenseSuiteOptions& options);
+absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
+                                                            const DenseCheckOptions& options);
 
-}  // namespace gpuops::verify
+}  // namespace gpuops::ops::dense

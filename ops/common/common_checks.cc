@@ -1,4 +1,4 @@
-#include "verify/common_suite.h"
+#include "ops/common/common_checks.h"
 
 #include <cmath>
 #include <cstdio>
@@ -10,13 +10,19 @@
 #include "ops/common/common_ops.h"
 #include "verify/random.h"
 
-namespace gpuops::verify {
+namespace gpuops::ops::common {
 namespace {
 
-constexpr uint16_t kPoison = ops::common::kBf16Poison;
+using verify::CheckBitIdentical;
+using verify::CheckStats;
+using verify::CheckWrittenAndGuard;
+using verify::FillRandomBf16;
+using verify::kGuardElements;
 
-absl::Status RunCase(GpuBackend& gpu, const ops::common::CommonKernels& k, const std::string& op,
-                     uint64_t n, uint64_t seed, CheckStats& stats) {
+constexpr uint16_t kPoison = kBf16Poison;
+
+absl::Status RunCase(GpuBackend& gpu, const CommonKernels& k, const std::string& op, uint64_t n,
+                     uint64_t seed, CheckStats& stats) {
   std::vector<uint16_t> src(n);
   FillRandomBf16(absl::MakeSpan(src), seed, -4.0f, 4.0f);
   std::vector<uint16_t> dst0(n + kGuardElements, kPoison);
@@ -55,6 +61,8 @@ absl::Status RunCase(GpuBackend& gpu, const ops::common::CommonKernels& k, const
 
 std::vector<std::string> CommonOps() { return {"bf16_scaled_add", "fill_u16", "copy_bf16"}; }
 
+std::vector<uint64_t> CommonCheckSizes() { return {1, 2047, 2049, (1 << 20) + 3}; }
+
 std::string CommonCaseResult::Describe() const {
   char head[96];
   std::snprintf(head, sizeof(head), "%-16s n=%-8llu", op.c_str(),
@@ -64,15 +72,14 @@ std::string CommonCaseResult::Describe() const {
                 stats.checked, " checked)", pass() ? "" : StrCat(": ", stats.first_failure));
 }
 
-absl::StatusOr<std::vector<CommonCaseResult>> RunCommonSuite(
+absl::StatusOr<std::vector<CommonCaseResult>> RunCommonChecks(
     GpuBackend& gpu, const std::function<bool(const std::string&)>& include, uint64_t seed,
     const std::function<void(const CommonCaseResult&)>& on_case) {
-  GPUOPS_ASSIGN_OR_RETURN(ops::common::CommonKernels kernels,
-                          ops::common::CommonKernels::Load(gpu));
+  GPUOPS_ASSIGN_OR_RETURN(CommonKernels kernels, CommonKernels::Load(gpu));
   std::vector<CommonCaseResult> results;
   for (const std::string& op : CommonOps()) {
     if (include && !include(op)) continue;
-    for (uint64_t n : {uint64_t{1}, uint64_t{2047}, uint64_t{2049}, uint64_t{(1 << 20) + 3}}) {
+    for (uint64_t n : CommonCheckSizes()) {
       CommonCaseResult r{.op = op, .n = n};
       r.status = RunCase(gpu, kernels, op, n, seed ^ n, r.stats);
       if (on_case) on_case(r);
@@ -82,4 +89,4 @@ absl::StatusOr<std::vector<CommonCaseResult>> RunCommonSuite(
   return results;
 }
 
-}  // namespace gpuops::verify
+}  // namespace gpuops::ops::common

@@ -1,4 +1,4 @@
-#include "verify/dense_suite.h"
+#include "ops/dense/dense_checks.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,17 +16,19 @@
 #include "ops/dense/dense_reference.h"
 #include "verify/random.h"
 
-namespace gpuops::verify {
+namespace gpuops::ops::dense {
 namespace {
 
-using ops::dense::Accuracy;
-using ops::dense::DenseGemm;
-using ops::dense::GemmArgs;
-using ops::dense::Spec;
-using ops::dense::Variant;
-using ops::dense::VariantSpec;
+using verify::CheckBitExactColumns;
+using verify::CheckBitIdentical;
+using verify::CheckStats;
+using verify::CheckTensorCoreBound;
+using verify::CheckWrittenAndGuard;
+using verify::FillRandomBf16;
+using verify::kGuardElements;
+using verify::Rng;
 
-constexpr uint16_t kPoison = ops::common::kBf16Poison;
+constexpr uint16_t kPoison = common::kBf16Poison;
 constexpr uint16_t kPadNan = 0x7fc3;  // pad columns of an ldb weight: reading one shows
 
 std::vector<uint32_t> SampleColumns(uint32_t n, uint32_t count, uint64_t seed) {
@@ -50,8 +52,8 @@ std::vector<uint32_t> AllColumns(uint32_t n) {
 // Device-side buffers and host copies for one suite run.
 class Runner {
  public:
-  Runner(GpuBackend& gpu, const DenseGemm& dense, const ops::common::CommonKernels& common,
-         const DenseSuiteOptions& options)
+  Runner(GpuBackend& gpu, const DenseGemm& dense, const common::CommonKernels& common,
+         const DenseCheckOptions& options)
       : gpu_(gpu), dense_(dense), common_(common), options_(options) {}
 
   absl::StatusOr<DeviceBuffer> Upload(absl::Span<const uint16_t> host) {
@@ -78,8 +80,8 @@ class Runner {
 
   GpuBackend& gpu_;
   const DenseGemm& dense_;
-  const ops::common::CommonKernels& common_;
-  const DenseSuiteOptions& options_;
+  const common::CommonKernels& common_;
+  const DenseCheckOptions& options_;
 };
 
 // One (N, K, ldb, M) problem's inputs and lazily computed references.
@@ -102,18 +104,15 @@ struct Problem {
     args.m = shape.m;
     args.n = shape.n;
     args.k = shape.k;
-    args.ldb = spec.shape == ops::dense::ArgShape::kGemmLdb ||
-                       ops::dense::TakesTensorMaps(spec.shape)
-                   ? shape.ldb
-                   : 0;
+    args.ldb = TakesLdb(spec.shape) ? shape.ldb : 0;
     return args;
   }
   const std::pair<std::vector<double>, std::vector<double>>& Float64() {
     if (!f64) {
       std::vector<double> value(size_t{shape.m} * cols.size());
       std::vector<double> abs(value.size());
-      ops::dense::ReferenceFloat64(a, *b, shape.m, shape.k, shape.ldb, cols, absl::MakeSpan(value),
-                                   absl::MakeSpan(abs));
+      ReferenceFloat64(a, *b, shape.m, shape.k, shape.ldb, cols, absl::MakeSpan(value),
+                       absl::MakeSpan(abs));
       f64.emplace(std::move(value), std::move(abs));
     }
     return *f64;
@@ -126,8 +125,8 @@ struct Problem {
                     compact.begin() + static_cast<ptrdiff_t>(j * shape.k));
       }
       std::vector<uint16_t> out(size_t{shape.m} * cols.size());
-      ops::dense::ReferenceStrict(a, compact, shape.m, static_cast<uint32_t>(cols.size()), shape.k,
-                                  shape.k, absl::MakeSpan(out));
+      ReferenceStrict(a, compact, shape.m, static_cast<uint32_t>(cols.size()), shape.k, shape.k,
+                      absl::MakeSpan(out));
       strict.emplace(std::move(out));
     }
     return *strict;
@@ -135,7 +134,7 @@ struct Problem {
 };
 
 absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
-  const VariantSpec& spec = Spec(v);
+  const VariantSpec& spec = kVariants[v];
   const uint64_t mn = uint64_t{p.shape.m} * p.shape.n;
   const GemmArgs args = p.Args(spec);
   switch (spec.accuracy) {
@@ -161,13 +160,13 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
       CheckWrittenAndGuard(out, mn, kPoison, stats);
       const auto& [value, abs] = p.Float64();
       CheckTensorCoreBound(out, p.shape.m, p.shape.n, p.cols, value, abs, stats);
-      if (!Spec(v).reduce_kernel.empty()) {
+      if (!spec.second_kernel.empty()) {
         GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> again, run.RunInto(v, args));
         CheckBitIdentical(again, out, "split-K second run", stats);
       }
       return absl::OkStatus();
     }
-    case Accuracy::kFusedScaledAdd: {
+    case Accuracy::kBitIdentical: {
       // Reference pair: tc into a scratch buffer, then the scaled add onto a copy of c.
       const float scale = 0.375f;
       std::vector<uint16_t> c0(mn + kGuardElements, kPoison);
@@ -197,18 +196,12 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
 
 }  // namespace
 
-absl::StatusOr<ShapeSet> ParseShapeSet(std::string_view name) {
-  if (name == "quick") return ShapeSet::kQuick;
-  if (name == "full") return ShapeSet::kFull;
-  return absl::InvalidArgumentError(StrCat("unknown shape set '", name, "' (quick, full)"));
-}
-
 std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
-  const VariantSpec& spec = Spec(v);
+  const VariantSpec& spec = kVariants[v];
   const bool any_n = spec.n_multiple == 1;
-  const bool ldb = spec.shape == ops::dense::ArgShape::kGemmLdb;
+  const bool ldb = spec.shape == ArgShape::kLdb;
   // TMA variants read B's stride from the tensor map: odd N runs with padded rows, the rest packed.
-  const bool tma = ops::dense::TakesTensorMaps(spec.shape);
+  const bool tma = TakesTensorMaps(spec.shape);
   std::vector<uint32_t> ms;
   std::vector<uint32_t> ns;
   std::vector<uint32_t> ks;
@@ -230,7 +223,7 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
     // Their warps take K in chunks of 256: a K past the last chunk, ending mid-step.
     if (set == ShapeSet::kFull) ks.push_back(4096 + spec.k_multiple);
   }
-  if (spec.shape == ops::dense::ArgShape::kSplitKTma && set == ShapeSet::kFull) {
+  if (spec.shape == ArgShape::kTmaSplitK && set == ShapeSet::kFull) {
     ks.push_back(4096 + spec.k_multiple);  // 65 k-blocks over the splits, the last one partial
   }
   std::vector<DenseShape> out;
@@ -244,11 +237,11 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
 
 bool DenseCaseResult::pass() const {
   if (!skipped.empty()) return true;
-  return status.ok() && stats.ok(Spec(variant).accuracy == Accuracy::kTensorCore);
+  return status.ok() && stats.ok(kVariants[variant].accuracy == Accuracy::kTensorCore);
 }
 
 std::string DenseCaseResult::Describe() const {
-  const VariantSpec& spec = Spec(variant);
+  const VariantSpec& spec = kVariants[variant];
   char head[128];
   std::snprintf(head, sizeof(head), "%-14s m=%-4u n=%-6u k=%-4u ldb=%-4u",
                 std::string(spec.name).c_str(), shape.m, shape.n, shape.k, shape.ldb);
@@ -269,16 +262,16 @@ std::string DenseCaseResult::Describe() const {
                                 " guard, ", stats.failures, " wrong; ", stats.first_failure));
 }
 
-absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
-                                                           const DenseSuiteOptions& options) {
+absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
+                                                            const DenseCheckOptions& options) {
   GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
-  GPUOPS_ASSIGN_OR_RETURN(ops::common::CommonKernels common, ops::common::CommonKernels::Load(gpu));
+  GPUOPS_ASSIGN_OR_RETURN(common::CommonKernels common, common::CommonKernels::Load(gpu));
   Runner run(gpu, dense, common, options);
 
   // Cases grouped by weight (N, K, ldb), then M, so each input is made and uploaded once.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<uint32_t, std::vector<Variant>>>
       groups;
-  for (const VariantSpec& spec : ops::dense::kVariants) {
+  for (const VariantSpec& spec : kVariants.rows()) {
     if (options.include && !options.include(spec.variant)) continue;
     if (!dense.Ships(spec.variant)) continue;
     for (const DenseShape& s : DenseShapes(options.shapes, spec.variant)) {
@@ -354,4 +347,4 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseSuite(GpuBackend& gpu,
   return results;
 }
 
-}  // namespace gpuops::verify
+}  // namespace gpuops::ops::dense

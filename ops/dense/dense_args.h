@@ -1,0 +1,43 @@
+// The argument lists of the dense kernels (ops/dense/cuda), one struct per list. A kernel binds to
+// its struct when the family loads (names and sizes checked against the compiled parameters),
+// launchers pack the struct, and the host emulations unpack it by name.
+#pragma once
+
+#include <cstdint>
+
+#include "gpuops/runtime/kernel_args.h"
+#include "gpuops/runtime/tensor_map.h"
+#include "gpuops/runtime/types.h"
+
+namespace gpuops::ops::dense {
+
+// C[M,N] = A[M,K] · B[N,K]ᵀ with B rows K apart: dense_gemm_bf16, _router, _tc, _pipelined.
+GPUOPS_KERNEL_ARGS(MnkArgs, (DevicePtr, a), (DevicePtr, b), (DevicePtr, c), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, k));
+
+// The same with B rows ldb elements apart: the _ldb kernels and the gemv kernels.
+GPUOPS_KERNEL_ARGS(LdbArgs, (DevicePtr, a), (DevicePtr, b), (DevicePtr, c), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, k), (uint32_t, ldb));
+
+// c = bf16(fmaf(scale, bf16(A·Bᵀ), c)): dense_gemm_bf16_tc_scaled_acc.
+GPUOPS_KERNEL_ARGS(ScaledAccArgs, (DevicePtr, a), (DevicePtr, b), (DevicePtr, c), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, k), (float, scale));
+
+// FP32 partials workspace[split][M][N]: dense_gemm_bf16_splitk_partial.
+GPUOPS_KERNEL_ARGS(SplitKPartialArgs, (DevicePtr, a), (DevicePtr, b), (DevicePtr, workspace),
+                   (uint32_t, m), (uint32_t, n), (uint32_t, k), (uint32_t, splits));
+
+// C = bf16(Σ_split workspace[split]) in split order: dense_gemm_bf16_splitk_reduce.
+GPUOPS_KERNEL_ARGS(SplitKReduceArgs, (DevicePtr, workspace), (DevicePtr, c), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, splits));
+
+// A and B as TMA tensor maps (B's row stride in its map): dense_gemm_bf16_wgmma_128x{256,128}.
+GPUOPS_KERNEL_ARGS(TmaArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_map), (DevicePtr, c),
+                   (uint32_t, m), (uint32_t, n), (uint32_t, k));
+
+// The same over K splits into FP32 partials: dense_gemm_bf16_wgmma_128x128_splitk.
+GPUOPS_KERNEL_ARGS(TmaSplitKArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_map),
+                   (DevicePtr, workspace), (uint32_t, m), (uint32_t, n), (uint32_t, k),
+                   (uint32_t, splits));
+
+}  // namespace gpuops::ops::dense

@@ -1,0 +1,214 @@
+// The dense family as tools and suites see it (ops/family.h): its variants as ops, the check
+// suite (dense_checks.h), traces of the dispatcher or one variant, and perf subjects.
+#include <algorithm>
+
+#include "gpuops/runtime/owned.h"
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+#include "ops/dense/dense_checks.h"
+#include "ops/dense/dense_gemm.h"
+#include "ops/family.h"
+#include "verify/random.h"
+
+namespace gpuops::ops::dense {
+namespace {
+
+// The dispatcher ("") or the named variant.
+absl::StatusOr<std::optional<Variant>> ParseOp(std::string_view op) {
+  if (op.empty()) return std::optional<Variant>();
+  GPUOPS_ASSIGN_OR_RETURN(Variant v, kVariants.Parse(op));
+  return std::optional<Variant>(v);
+}
+
+std::string DescribePlan(const GemmPlan& plan) {
+  if (plan.splits <= 1 && plan.workspace_bytes == 0) return "";
+  return StrCat("splits ", plan.splits, ", workspace ", plan.workspace_bytes, " bytes");
+}
+
+// Our GEMM on one shape, weights rotated over enough copies to exceed the L2 three times.
+class DensePerfSubject final : public PerfSubject {
+ public:
+  static absl::StatusOr<std::unique_ptr<PerfSubject>> Make(GpuBackend& gpu, const PerfProblem& p,
+                                                           std::optional<Variant> forced) {
+    auto s = std::unique_ptr<DensePerfSubject>(new DensePerfSubject(p));
+    GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
+    const uint64_t b_bytes = uint64_t{p.n} * p.k * 2;
+    const uint64_t l2 = std::max<uint64_t>(gpu.device_info().l2_bytes, 50ull << 20);
+    const int copies = static_cast<int>(std::clamp<uint64_t>(CeilDiv64(3 * l2, b_bytes), 2, 64));
+    std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
+    std::vector<uint16_t> host_b(uint64_t{p.n} * p.k);
+    verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);
+    verify::FillRandomBf16(absl::MakeSpan(host_b), 2 + p.n);
+    GPUOPS_ASSIGN_OR_RETURN(s->a_, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
+    for (int i = 0; i < copies; ++i) {
+      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer copy, DeviceBuffer::FromHost<uint16_t>(gpu, host_b));
+      s->b_.push_back(std::move(copy));
+    }
+    GPUOPS_ASSIGN_OR_RETURN(s->c_, DeviceBuffer::Allocate(gpu, uint64_t{p.m} * p.n * 2));
+
+    GemmArgs args{
+        .a = s->a_.ptr(), .b = s->b_[0].ptr(), .c = s->c_.ptr(), .m = p.m, .n = p.n, .k = p.k};
+    Variant variant;
+    if (forced) {
+      variant = *forced;
+    } else {
+      // The dispatcher may split K when it is given the workspace for it.
+      if (const uint64_t ws = dense.GemmWorkspaceBytes(args); ws > 0) {
+        GPUOPS_ASSIGN_OR_RETURN(s->workspace_, DeviceBuffer::Allocate(gpu, ws));
+        args.workspace = s->workspace_.ptr();
+        args.workspace_bytes = ws;
+      }
+      GPUOPS_ASSIGN_OR_RETURN(variant, dense.Pick(args));
+    }
+    if (const uint64_t ws = dense.WorkspaceBytes(variant, args); ws > args.workspace_bytes) {
+      GPUOPS_ASSIGN_OR_RETURN(s->workspace_, DeviceBuffer::Allocate(gpu, ws));
+      args.workspace = s->workspace_.ptr();
+      args.workspace_bytes = ws;
+    }
+    for (const DeviceBuffer& b : s->b_) {
+      args.b = b.ptr();
+      GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, dense.Plan(variant, args));
+      s->plans_.push_back(std::move(plan));
+    }
+    s->variant_ = std::string(kVariants[variant].name);
+    s->dense_.emplace(std::move(dense));
+    return std::unique_ptr<PerfSubject>(std::move(s));
+  }
+
+  std::string variant() const override { return variant_; }
+  absl::Status Run(int i) override { return dense_->Run(plans_[i % plans_.size()]); }
+  double bytes() const override {
+    const double m = p_.m, n = p_.n, k = p_.k;
+    return 2.0 * (m * k + n * k + m * n);
+  }
+  double flops() const override { return 2.0 * p_.m * p_.n * p_.k; }
+  DevicePtr a() const override { return a_.ptr(); }
+  DevicePtr b(int i) const override { return b_[i % b_.size()].ptr(); }
+  DevicePtr c() const override { return c_.ptr(); }
+
+ private:
+  explicit DensePerfSubject(const PerfProblem& p) : p_(p) {}
+
+  PerfProblem p_;
+  std::optional<DenseGemm> dense_;
+  DeviceBuffer a_;
+  std::vector<DeviceBuffer> b_;
+  DeviceBuffer c_;
+  DeviceBuffer workspace_;
+  std::vector<GemmPlan> plans_;
+  std::string variant_;
+};
+
+class DenseFamily final : public Family {
+ public:
+  std::string_view name() const override { return "dense"; }
+  ModuleImage image() const override { return EmbeddedModuleImage(); }
+  std::vector<std::string> ops() const override {
+    std::vector<std::string> out;
+    for (const VariantSpec& s : kVariants.rows()) out.emplace_back(s.name);
+    return out;
+  }
+  void RegisterHostKernels(HostKernelRegistry& registry) const override {
+    dense::RegisterHostKernels(registry);
+  }
+
+  absl::Status Check(GpuBackend& gpu, const CheckOptions& options) const override {
+    DenseCheckOptions o;
+    o.shapes = options.shapes;
+    o.include = [&](Variant v) { return Included(options, v); };
+    o.mac_budget = options.mac_budget;
+    o.seed = options.seed;
+    o.on_case = [&](const DenseCaseResult& r) {
+      if (!options.on_case) return;
+      options.on_case({.op = StrCat("dense.", kVariants[r.variant].name),
+                       .line = r.Describe(),
+                       .verdict = !r.skipped.empty() ? CheckReport::Verdict::kSkip
+                                  : r.pass()         ? CheckReport::Verdict::kPass
+                                                     : CheckReport::Verdict::kFail});
+    };
+    return RunDenseChecks(gpu, o).status();
+  }
+
+  absl::StatusOr<size_t> CountChecks(GpuBackend& gpu, const CheckOptions& options) const override {
+    GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
+    size_t total = 0;
+    for (const VariantSpec& s : kVariants.rows()) {
+      if (Included(options, s.variant) && dense.Ships(s.variant)) {
+        total += DenseShapes(options.shapes, s.variant).size();
+      }
+    }
+    return total;
+  }
+
+  absl::StatusOr<TraceResult> Trace(GpuBackend& gpu, std::string_view op,
+                                    const ProblemParams& params) const override {
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseOp(op));
+    const std::string op_name = op.empty() ? "dense" : StrCat("dense.", op);
+    GPUOPS_RETURN_IF_ERROR(OnlyParams(params, op_name, {"m", "n", "k", "ldb", "scale", "splits"}));
+    GemmArgs args;
+    for (auto [field, name] : {std::pair{&args.m, "m"}, {&args.n, "n"}, {&args.k, "k"}}) {
+      GPUOPS_ASSIGN_OR_RETURN(std::optional<uint32_t> value, ParamU32(params, name));
+      if (!value) return absl::InvalidArgumentError(StrCat(op_name, " needs ", name));
+      *field = *value;
+    }
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<uint32_t> ldb, ParamU32(params, "ldb"));
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<uint32_t> splits, ParamU32(params, "splits"));
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<float> scale, ParamF32(params, "scale"));
+    args.ldb = ldb.value_or(0);
+    args.splits = splits.value_or(0);
+    args.scale = scale.value_or(1.0f);
+    GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
+    // Stand-in buffers: the trace records launches without executing them.
+    TraceResult result;
+    for (auto [ptr, name] : {std::pair{&args.a, "a"},
+                             {&args.b, "b"},
+                             {&args.c, "c"},
+                             {&args.workspace, "workspace"}}) {
+      GPUOPS_ASSIGN_OR_RETURN(*ptr, gpu.Alloc(256));
+      result.buffers[ptr->address()] = name;
+    }
+    // Traced as a caller that passes the workspace the dispatcher asks for.
+    args.workspace_bytes = dense.GemmWorkspaceBytes(args);
+    GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, variant ? dense.Plan(*variant, args) : dense.Plan(args));
+    GPUOPS_RETURN_IF_ERROR(dense.Run(plan));
+    result.variant = std::string(plan.variant_name);
+    result.plan = DescribePlan(plan);
+    return result;
+  }
+
+  std::vector<TraceCase> GoldenTraces() const override {
+    std::vector<TraceCase> cases;
+    for (const VariantSpec& s : kVariants.rows()) {
+      for (auto [m, n, k] :
+           {std::tuple{1u, 4096u, 4096u}, {17u, 200u, 64u}, {300u, 151937u, 4096u}}) {
+        TraceCase c{.op = StrCat("dense.", s.name),
+                    .params = {{"m", StrCat(m)}, {"n", StrCat(n)}, {"k", StrCat(k)}}};
+        if (s.shape == ArgShape::kLdb) c.params.emplace_back("ldb", StrCat(k + 8));
+        if (s.shape == ArgShape::kScaledAcc) c.params.emplace_back("scale", "0.5");
+        cases.push_back(std::move(c));
+      }
+    }
+    return cases;
+  }
+
+  absl::StatusOr<std::unique_ptr<PerfSubject>> PreparePerf(GpuBackend& gpu,
+                                                           const PerfProblem& problem,
+                                                           std::string_view op) const override {
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseOp(op));
+    return DensePerfSubject::Make(gpu, problem, variant);
+  }
+
+ private:
+  static bool Included(const CheckOptions& options, Variant v) {
+    return !options.include || options.include(StrCat("dense.", kVariants[v].name));
+  }
+};
+
+}  // namespace
+
+const Family& Unit() {
+  static const auto* family = new DenseFamily();
+  return *family;
+}
+
+}  // namespace gpuops::ops::dense

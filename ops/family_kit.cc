@@ -1,0 +1,79 @@
+#include "ops/family_kit.h"
+
+#include <mutex>
+#include <set>
+
+#include "gpuops/runtime/status.h"
+
+namespace gpuops::ops {
+
+std::string_view ToString(Accuracy a) {
+  switch (a) {
+    case Accuracy::kStrictOrder:
+      return "bit-exact strict order";
+    case Accuracy::kTensorCore:
+      return "tensor-core bound";
+    case Accuracy::kBitIdentical:
+      return "bit-identical to its reference pair";
+  }
+  return "?";
+}
+
+absl::Status ArgumentError(std::string_view kernel, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat(kernel, ": ", what));
+}
+
+absl::Status NotShipped(std::string_view kernel, const DeviceInfo& device) {
+  return absl::FailedPreconditionError(
+      StrCat(kernel, ": not shipped for ", device.arch_name(), " by this build"));
+}
+
+absl::Status RequireMultiple(std::string_view kernel, std::string_view name, uint64_t value,
+                             uint64_t multiple, std::string_view why) {
+  if (multiple == 0 || value % multiple == 0) return absl::OkStatus();
+  return ArgumentError(
+      kernel, StrCat(name, "=", value, " is not a multiple of ", multiple, " (", why, ")"));
+}
+
+absl::Status RequireAligned(std::string_view kernel, std::string_view name, DevicePtr ptr,
+                            uint64_t alignment, std::string_view why) {
+  if (alignment == 0 || ptr.address() % alignment == 0) return absl::OkStatus();
+  return ArgumentError(kernel, StrCat(name, " at 0x", Hex(ptr.address()), " is not ", alignment,
+                                      "-byte aligned (", why, ")"));
+}
+
+absl::Status RequireGridFits(std::string_view kernel, Dim3 grid, const DeviceInfo& device,
+                             std::string_view shape) {
+  if (grid.x <= device.max_grid.x && grid.y <= device.max_grid.y && grid.z <= device.max_grid.z) {
+    return absl::OkStatus();
+  }
+  return ArgumentError(kernel, StrCat(shape, " need a grid of ", ToString(grid),
+                                      ", over the device limit ", ToString(device.max_grid)));
+}
+
+absl::StatusOr<LoadedModule> LoadFamilyModule(GpuBackend& gpu, const ModuleImage& image,
+                                              RegisterHostKernelsFn register_host_kernels) {
+  static std::mutex mu;
+  static auto* registered = new std::set<RegisterHostKernelsFn>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (register_host_kernels != nullptr && registered->insert(register_host_kernels).second) {
+      register_host_kernels(GlobalHostKernels());
+    }
+  }
+  return LoadedModule::Load(gpu, image);
+}
+
+absl::Status RunLaunches(absl::Span<const KernelLaunch> launches, StreamHandle stream) {
+  for (const KernelLaunch& launch : launches) GPUOPS_RETURN_IF_ERROR(launch.launch(stream));
+  return absl::OkStatus();
+}
+
+absl::Status RequireBlock(const HostLaunch& l, Dim3 want) {
+  if (l.block() == want) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
+                                           ToString(l.block()), ", the kernel is written for ",
+                                           ToString(want)));
+}
+
+}  // namespace gpuops::ops

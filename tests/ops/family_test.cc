@@ -1,0 +1,214 @@
+// Every op family of the build (ops/families.inc), through the interface tools see it with
+// (ops/family.h): each kernel of its image has a host emulation; each of its ops meets its
+// accuracy contract on every backend (on the mock the emulations execute; cases over
+// GPUOPS_MOCK_MAC_BUDGET multiply-adds are skipped and counted); its golden launch traces match
+// tests/ops/<family>/golden/<family>_launches.txt; and, in builds with fatbins, its
+// signatures.txt agrees with the compiled kernels on every arch.
+#include "ops/family.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gpuops/mock/recording_backend.h"
+#include "gpuops/runtime/module_signatures.h"
+#include "gpuops/runtime/signature_table.h"
+#include "gpuops/runtime/str.h"
+#include "gtest/gtest.h"
+#include "tests/support/backends.h"
+#include "tests/support/paths.h"
+#include "trace_format.h"
+#include "verify/random.h"
+
+namespace gpuops::ops {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> FamilyNames() {
+  std::vector<std::string> names;
+  for (const Family* f : AllFamilies()) names.emplace_back(f->name());
+  return names;
+}
+
+TEST(FamilyRegistryTest, EveryFamilyIsListedOnceAndFoundByName) {
+  const std::vector<std::string> names = FamilyNames();
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  EXPECT_THAT(names, ::testing::Contains("dense"));
+  for (const std::string& name : names) {
+    ASSERT_NE(FindFamily(name), nullptr) << name;
+    EXPECT_EQ(FindFamily(name)->name(), name);
+    EXPECT_FALSE(FindFamily(name)->ops().empty()) << name;
+  }
+  EXPECT_EQ(FindFamily("attention"), nullptr);
+}
+
+class FamilyTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const Family& family() const { return *FindFamily(GetParam()); }
+};
+
+TEST_P(FamilyTest, EveryKernelOfItsImageHasAHostEmulationAndNoEmulationIsStray) {
+  HostKernelRegistry registry;
+  family().RegisterHostKernels(registry);
+  auto table = SignatureTable::Parse(family().image().signatures_text, GetParam());
+  ASSERT_TRUE(table.ok()) << table.status();
+  std::vector<std::string> kernels;
+  for (const KernelSignature& k : table->kernels()) kernels.push_back(k.kernel);
+  EXPECT_THAT(registry.Names(), ::testing::UnorderedElementsAreArray(kernels));
+}
+
+TEST_P(FamilyTest, GoldenLaunchTracesMatchTheCommittedFile) {
+  const std::vector<TraceCase> cases = family().GoldenTraces();
+  if (cases.empty()) GTEST_SKIP() << GetParam() << " has no golden traces";
+  const std::string path = StrCat(::gpuops::testing::SourceDir(), "/tests/ops/", GetParam(),
+                                  "/golden/", GetParam(), "_launches.txt");
+  std::string actual =
+      StrCat("# `gpuops trace` of each ", GetParam(),
+             " op for fixed problems (tests/ops/family_test.cc).\n"
+             "# Regenerate: GPUOPS_UPDATE_GOLDEN=1 build/mock/tests/ops/family_test\n");
+  for (const TraceCase& c : cases) {
+    const size_t dot = c.op.find('.');
+    const std::string op = dot == std::string::npos ? "" : c.op.substr(dot + 1);
+    auto trace = tools::RecordTrace(family(), op, c.params);
+    if (trace.ok()) {
+      StrAppend(&actual, tools::TraceText(*trace));
+    } else {
+      StrAppend(
+          &actual, c.op, " ",
+          StrJoin(c.params, " ",
+                  [](std::string* out, const auto& p) { StrAppend(out, p.first, "=", p.second); }),
+          " -> refused: ", trace.status().message(), "\n");
+    }
+  }
+  if (std::getenv("GPUOPS_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path << "; run with GPUOPS_UPDATE_GOLDEN=1 to create it";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  if (expected.str() == actual) return;
+  // A readable diff: the first differing lines.
+  std::vector<std::string> want;
+  std::vector<std::string> got;
+  for (std::istringstream s(expected.str()); std::getline(s, want.emplace_back());) {
+  }
+  for (std::istringstream s(actual); std::getline(s, got.emplace_back());) {
+  }
+  std::string diff;
+  int shown = 0;
+  for (size_t i = 0; i < std::max(want.size(), got.size()) && shown < 12; ++i) {
+    const std::string w = i < want.size() ? want[i] : "<end>";
+    const std::string g = i < got.size() ? got[i] : "<end>";
+    if (w == g) continue;
+    StrAppend(&diff, "line ", i + 1, ":\n- ", w, "\n+ ", g, "\n");
+    ++shown;
+  }
+  ADD_FAILURE() << "launch traces differ from " << path
+                << " (- committed, + now); if the change is intended, regenerate with "
+                   "GPUOPS_UPDATE_GOLDEN=1:\n"
+                << diff;
+}
+
+#ifdef GPUOPS_HAS_FATBINS
+TEST_P(FamilyTest, EmbeddedFatbinAgreesWithSignaturesTxtOnEveryArch) {
+  const ModuleImage image = family().image();
+  ASSERT_FALSE(image.fatbin.empty());
+  for (bool hopper : {true, false}) {
+    DeviceInfo device = mock::RecordingBackend::DefaultDevice();
+    device.arch_major = hopper ? 9 : 8;
+    device.arch_specific = hopper;
+    auto sigs = ResolveModuleSignatures(image, device);
+    EXPECT_TRUE(sigs.ok()) << GetParam() << " on " << device.arch_name() << ": " << sigs.status();
+  }
+}
+
+TEST_P(FamilyTest, DriftBetweenFatbinAndSignaturesTxtIsRefusedAtLoad) {
+  ModuleImage image = family().image();
+  std::string stale(image.signatures_text);
+  // Grow the first parameter of the first kernel that has one by 8 bytes.
+  const size_t colon = stale.find(":0:");
+  ASSERT_NE(colon, std::string::npos);
+  const size_t size_at = colon + 3;
+  const size_t size_end = stale.find_first_of(" \n", size_at);
+  stale.replace(size_at, size_end - size_at,
+                StrCat(std::stoi(stale.substr(size_at, size_end - size_at)) + 8));
+  image.signatures_text = stale;
+  mock::RecordingBackend gpu;
+  auto module = gpu.LoadModule(image);
+  EXPECT_EQ(module.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(module.status().message(), HasSubstr("differ"));
+}
+#endif
+
+INSTANTIATE_TEST_SUITE_P(Families, FamilyTest, ::testing::ValuesIn(FamilyNames()),
+                         [](const auto& info) { return info.param; });
+
+// --- Numerics: every op of every family on every backend that runs kernels.
+
+uint64_t MockBudget() {
+  if (const char* env = std::getenv("GPUOPS_MOCK_MAC_BUDGET"); env != nullptr && *env != '\0') {
+    return std::strtoull(env, nullptr, 0);
+  }
+  return uint64_t{1} << 28;
+}
+
+struct NumericsCase {
+  std::string backend;
+  std::string family;
+  std::string op;
+};
+
+class FamilyNumerics : public ::testing::TestWithParam<NumericsCase> {};
+
+TEST_P(FamilyNumerics, EveryCaseMeetsTheOpsContract) {
+  const NumericsCase& c = GetParam();
+  std::unique_ptr<GpuBackend> gpu;
+  GPUOPS_CREATE_OR_SKIP(gpu, c.backend);
+  const std::string op = StrCat(c.family, ".", c.op);
+  CheckOptions options;
+  options.shapes = ShapeSet::kFull;
+  options.include = [&](std::string_view candidate) { return candidate == op; };
+  options.mac_budget = c.backend == "mock" ? MockBudget() : 0;
+  options.seed = verify::RunSeed();
+  std::printf("seed %llu (rerun with GPUOPS_SEED=%llu)\n",
+              static_cast<unsigned long long>(options.seed),
+              static_cast<unsigned long long>(options.seed));
+  int ran = 0;
+  int skipped = 0;
+  options.on_case = [&](const CheckReport& r) {
+    std::printf("  %s\n", r.line.c_str());
+    std::fflush(stdout);
+    EXPECT_EQ(r.op, op);
+    (r.verdict == CheckReport::Verdict::kSkip ? skipped : ran)++;
+    EXPECT_NE(r.verdict, CheckReport::Verdict::kFail) << r.line;
+  };
+  absl::Status s = FindFamily(c.family)->Check(*gpu, options);
+  ASSERT_TRUE(s.ok()) << s;
+  std::printf("%s on %s: %d cases ran, %d over the budget\n", op.c_str(), c.backend.c_str(), ran,
+              skipped);
+  EXPECT_GT(ran, 0);
+}
+
+std::vector<NumericsCase> NumericsCases() {
+  std::vector<NumericsCase> out;
+  for (const std::string& backend : testing::KernelBackendNames()) {
+    for (const Family* f : AllFamilies()) {
+      for (const std::string& op : f->ops()) out.push_back({backend, std::string(f->name()), op});
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FamilyNumerics, ::testing::ValuesIn(NumericsCases()),
+                         [](const ::testing::TestParamInfo<NumericsCase>& info) {
+                           return StrCat(info.param.backend, "_", info.param.family, "_",
+                                         info.param.op);
+                         });
+
+}  // namespace
+}  // namespace gpuops::ops

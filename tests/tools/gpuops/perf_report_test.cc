@@ -1,0 +1,75 @@
+// `gpuops perf` output: CSV fields that hold commas, quotes or newlines are quoted (RFC 4180),
+// JSON is valid with unmeasured figures as null, and the SVG escapes its text.
+#include "perf_report.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace gpuops::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+PerfReport Report() {
+  PerfReport report;
+  report.device = "H200 <sim> & co";
+  report.cublas = "libcublasLt.so.13";
+  report.read_roof_tbps = 4.5;
+  report.rows.push_back({.name = "qkv",
+                         .family = "dense",
+                         .m = 16,
+                         .n = 6144,
+                         .k = 4096,
+                         .variant = "gemv_m16",
+                         .ours_us = 21.0,
+                         .cublas_us = 26.0,
+                         .note = "not run: k=4100, \"odd\"\nsecond line"});
+  report.rows.push_back({.name = "o", .family = "dense", .m = 1, .n = 4096, .k = 4096,
+                         .variant = "tc"});
+  return report;
+}
+
+TEST(PerfReportTest, CsvQuotesFieldsThatHoldCommasQuotesOrNewlines) {
+  const std::string csv = Report().Csv();
+  EXPECT_THAT(csv, HasSubstr(",1,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
+  EXPECT_THAT(csv, HasSubstr("qkv,dense,16,6144,4096,gemv_m16,21.00,26.00,1.2381,"));
+  // Every record has as many fields as the header, counting only commas outside quotes.
+  size_t records = 0;
+  size_t fields = 1;
+  size_t header_fields = 0;
+  bool quoted = false;
+  for (char c : csv) {
+    if (c == '"') quoted = !quoted;
+    if (quoted) continue;
+    if (c == ',') ++fields;
+    if (c == '\n') {
+      if (records++ == 0) header_fields = fields;
+      EXPECT_EQ(fields, header_fields) << "record " << records;
+      fields = 1;
+    }
+  }
+  EXPECT_EQ(records, 3u);
+}
+
+TEST(PerfReportTest, JsonIsValidAndUnmeasuredFiguresAreNull) {
+  const nlohmann::json doc = nlohmann::json::parse(Report().Json(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  ASSERT_EQ(doc["rows"].size(), 2u);
+  EXPECT_EQ(doc["rows"][0]["note"], "not run: k=4100, \"odd\"\nsecond line");
+  EXPECT_DOUBLE_EQ(doc["rows"][0]["ours_us"].get<double>(), 21.0);
+  EXPECT_TRUE(doc["rows"][1]["ours_us"].is_null());
+  EXPECT_EQ(doc["device"], "H200 <sim> & co");
+}
+
+TEST(PerfReportTest, SvgEscapesItsText) {
+  const std::string svg = Report().Svg();
+  EXPECT_THAT(svg, HasSubstr("H200 &lt;sim&gt; &amp; co"));
+  EXPECT_THAT(svg, Not(HasSubstr("<sim>")));
+}
+
+}  // namespace
+}  // namespace gpuops::tools

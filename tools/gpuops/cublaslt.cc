@@ -1,10 +1,8 @@
 #include "cublaslt.h"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
 #include <vector>
 
+#include "gpuops/runtime/dynamic_library.h"
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 
@@ -64,6 +62,18 @@ absl::Status Check(const Api& api, Status s, std::string_view call) {
   if (s == 0) return absl::OkStatus();
   const char* text = api.cublasLtGetStatusString != nullptr ? api.cublasLtGetStatusString(s) : "";
   return absl::InternalError(StrCat(call, ": cuBLAS status ", s, " (", text, ")"));
+}
+
+// Every symbol of the table from `lib`; kUnavailable naming a missing one.
+absl::Status Resolve(const DynamicLibrary& lib, Api& api) {
+  std::string missing;
+#define GPUOPS_CUBLASLT_RESOLVE(name, ret, params)                    \
+  api.name = reinterpret_cast<decltype(api.name)>(lib.Symbol(#name)); \
+  if (api.name == nullptr) missing = #name;
+  GPUOPS_CUBLASLT_SYMBOLS(GPUOPS_CUBLASLT_RESOLVE)
+#undef GPUOPS_CUBLASLT_RESOLVE
+  if (!missing.empty()) return absl::UnavailableError(StrCat("no ", missing));
+  return absl::OkStatus();
 }
 
 class Gemm final : public CublasLtGemm {
@@ -164,40 +174,17 @@ class Library final : public CublasLt {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CublasLt>> CublasLt::Load() {
-  std::vector<std::string> paths;
-  if (const char* env = std::getenv("GPUOPS_CUBLASLT"); env != nullptr && *env != '\0') {
-    paths = {env};
-  } else {
-    paths = {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
-             "/usr/local/cuda/targets/x86_64-linux/lib/libcublasLt.so.13", "libcublasLt.so.12",
-             "/usr/local/cuda/lib64/libcublasLt.so.12"};
-  }
-  std::string tried;
-  for (const std::string& path : paths) {
-    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) {
-      const char* why = dlerror();
-      StrAppend(&tried, tried.empty() ? "" : "; ", why != nullptr ? why : path);
-      continue;
-    }
-    Api api;
-    std::string missing;
-#define GPUOPS_CUBLASLT_RESOLVE(name, ret, params)                    \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name)); \
-  if (api.name == nullptr) missing = #name;
-    GPUOPS_CUBLASLT_SYMBOLS(GPUOPS_CUBLASLT_RESOLVE)
-#undef GPUOPS_CUBLASLT_RESOLVE
-    if (!missing.empty()) {
-      StrAppend(&tried, tried.empty() ? "" : "; ", path, ": no ", missing);
-      dlclose(lib);
-      continue;
-    }
-    Handle handle = nullptr;
-    GPUOPS_RETURN_IF_ERROR(Check(api, api.cublasLtCreate(&handle), "cublasLtCreate"));
-    return std::unique_ptr<CublasLt>(new Library(api, handle, path));
-  }
-  return absl::UnavailableError(StrCat("cuBLASLt not found (tried ", tried,
-                                       "); set GPUOPS_CUBLASLT to libcublasLt.so's path"));
+  Api api;
+  GPUOPS_ASSIGN_OR_RETURN(
+      DynamicLibrary library,
+      DynamicLibrary::Open("cuBLASLt not found", "GPUOPS_CUBLASLT",
+                           {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
+                            "/usr/local/cuda/targets/x86_64-linux/lib/libcublasLt.so.13",
+                            "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so.12"},
+                           [&](const DynamicLibrary& lib) { return Resolve(lib, api); }));
+  Handle handle = nullptr;
+  GPUOPS_RETURN_IF_ERROR(Check(api, api.cublasLtCreate(&handle), "cublasLtCreate"));
+  return std::unique_ptr<CublasLt>(new Library(api, handle, library.path()));
 }
 
 }  // namespace gpuops::tools

@@ -1,9 +1,9 @@
-#include <dlfcn.h>
-
-#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "gpuops/cuda/driver_api.h"
+#include "gpuops/runtime/dynamic_library.h"
+#include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 
 namespace gpuops::cuda {
@@ -11,14 +11,6 @@ namespace {
 
 using GetProcAddress = CUresult (*)(const char* symbol, void** fn, int version, uint64_t flags,
                                     int* query);
-
-std::vector<std::string> CandidatePaths() {
-  if (const char* env = std::getenv(kDriverPathEnvVar); env != nullptr && *env != '\0') {
-    return {env};
-  }
-  return {"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
-          "/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib64/libcuda.so.1"};
-}
 
 // Resolves every symbol of the table; a required one missing is a reason to reject the library.
 absl::Status Resolve(GetProcAddress gpa, DriverApi& api) {
@@ -41,39 +33,29 @@ absl::Status Resolve(GetProcAddress gpa, DriverApi& api) {
 }
 
 absl::StatusOr<const DriverApi*> Load() {
-  std::string tried;
-  for (const std::string& path : CandidatePaths()) {
-    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) {
-      const char* why = dlerror();
-      // dlerror's text names the path.
-      StrAppend(&tried, tried.empty() ? "" : "; ",
-                why != nullptr ? std::string(why) : StrCat(path, ": dlopen failed"));
-      continue;
-    }
-    auto gpa = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
-    if (gpa == nullptr) {
-      StrAppend(&tried, tried.empty() ? "" : "; ", path,
-                ": no cuGetProcAddress_v2 (a driver older than CUDA 12.0)");
-      dlclose(lib);
-      continue;
-    }
-    auto api = std::make_unique<DriverApi>();
-    if (absl::Status s = Resolve(gpa, *api); !s.ok()) {
-      StrAppend(&tried, tried.empty() ? "" : "; ", path, ": ", s.message());
-      dlclose(lib);
-      continue;
-    }
-    api->library = path;
-    if (const CUresult r = api->cuInit(0); r != CUDA_SUCCESS) {
-      // The library is a driver but unusable here (no device, a stub, a driver mismatch).
-      return absl::UnavailableError(
-          StrCat("cuda: ", path, " loaded but ", CudaError(*api, r, "cuInit").message()));
-    }
-    api->cuDriverGetVersion(&api->driver_version);
-    return api.release();  // lives for the process, like the library
+  auto api = std::make_unique<DriverApi>();
+  GPUOPS_ASSIGN_OR_RETURN(
+      DynamicLibrary library,
+      DynamicLibrary::Open("cuda: no usable CUDA driver", kDriverPathEnvVar,
+                           {"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+                            "/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib64/libcuda.so.1"},
+                           [&](const DynamicLibrary& lib) -> absl::Status {
+                             auto gpa = reinterpret_cast<GetProcAddress>(
+                                 lib.Symbol("cuGetProcAddress_v2"));
+                             if (gpa == nullptr) {
+                               return absl::UnavailableError(
+                                   "no cuGetProcAddress_v2 (a driver older than CUDA 12.0)");
+                             }
+                             return Resolve(gpa, *api);
+                           }));
+  api->library = library.path();
+  if (const CUresult r = api->cuInit(0); r != CUDA_SUCCESS) {
+    // The library is a driver but unusable here (no device, a stub, a driver mismatch).
+    return absl::UnavailableError(
+        StrCat("cuda: ", library.path(), " loaded but ", CudaError(*api, r, "cuInit").message()));
   }
-  return absl::UnavailableError(StrCat("cuda: no usable CUDA driver (tried ", tried, ")"));
+  api->cuDriverGetVersion(&api->driver_version);
+  return api.release();  // lives for the process, like the library
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 #include "gpuops/runtime/module_signatures.h"
 #include "gpuops/runtime/status.h"
@@ -368,14 +369,21 @@ absl::Status RecordingBackend::Execute(const LaunchRecord& record, const HostKer
   return fn(launch, memory);
 }
 
+const LaunchRecord& RecordingBackend::Record(LaunchRecord record) {
+  record.sequence = next_sequence_++;
+  launches_.push_back(std::move(record));
+  return launches_.back();
+}
+
 absl::Status RecordingBackend::RecordAndExecute(LaunchRecord record,
                                                 std::shared_ptr<const HostKernelFn> fn) {
+  std::optional<LaunchRecord> executed;
   {
     absl::MutexLock lock(&mu_);
-    record.sequence = next_sequence_++;
-    launches_.push_back(record);
+    const LaunchRecord& recorded = Record(std::move(record));
+    if (fn != nullptr) executed = recorded;  // a copy the emulation reads outside the lock
   }
-  return fn == nullptr ? absl::OkStatus() : Execute(record, *fn);
+  return executed ? Execute(*executed, *fn) : absl::OkStatus();
 }
 
 absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
@@ -392,8 +400,9 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
                  "launches only)"));
     }
   }
-  LaunchRecord record;
+  std::optional<LaunchRecord> executed;
   {
+    LaunchRecord record;
     absl::MutexLock lock(&mu_);
     const KernelInfo* info = request.kernel.info();
     auto known = kernels_.find(info);
@@ -439,8 +448,10 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
       });
       return absl::OkStatus();
     }
+    const LaunchRecord& recorded = Record(std::move(record));
+    if (fn != nullptr) executed = recorded;  // a copy the emulation reads outside the lock
   }
-  return RecordAndExecute(std::move(record), std::move(fn));
+  return executed ? Execute(*executed, *fn) : absl::OkStatus();
 }
 
 absl::StatusOr<TensorMapBytes> RecordingBackend::EncodeTensorMap(const TensorMapDesc& desc) {

@@ -152,7 +152,9 @@ class RecordingBackend final : public GpuBackend {
   std::shared_ptr<const HostKernelFn> FindHostKernel(std::string_view kernel) const;
   // Runs `fn` for `record` without holding mu_ (ShadowMemory takes it per access).
   absl::Status Execute(const LaunchRecord& record, const HostKernelFn& fn) ABSL_LOCKS_EXCLUDED(mu_);
-  // Records the launch in the global order, then executes it when `fn` is set.
+  // Appends the launch to the record in the global order.
+  const LaunchRecord& Record(LaunchRecord record) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the launch, then executes it when `fn` is set.
   absl::Status RecordAndExecute(LaunchRecord record, std::shared_ptr<const HostKernelFn> fn)
       ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -233,82 +233,79 @@ absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& s
   return maps;
 }
 
+template <typename Args>
+absl::Status DenseGemm::AddLaunch(GemmPlan& plan, const VariantSpec& spec, const LaunchDims& dims,
+                                  const Args& args) const {
+  const TypedKernel<Args>* kernel = Bound<Args>(spec.variant);
+  if (kernel == nullptr) {
+    return absl::InternalError(
+        StrCat(spec.kernel, ": bound to another argument list than ", Args::kName));
+  }
+  plan.launches.push_back(kernel->Launch(*gpu_, dims, args));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
                                                  const GemmArgs& args) const {
-  const Variant v = spec.variant;
   GemmPlan plan;
-  plan.variant = v;
+  plan.variant = spec.variant;
   plan.variant_name = spec.name;
   const LaunchDims dims = Dims(spec, args);
   const uint32_t m = args.m, n = args.n, k = args.k;
-  auto unbound = [&] {
-    return absl::InternalError(StrCat(spec.kernel, ": not bound to its argument list"));
-  };
   switch (spec.shape) {
-    case ArgShape::kMnk: {
-      const auto* kernel = Bound<MnkArgs>(v);
-      if (kernel == nullptr) return unbound();
-      plan.launches.push_back(kernel->Launch(
-          *gpu_, dims, {.a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k}));
+    case ArgShape::kMnk:
+      GPUOPS_RETURN_IF_ERROR(
+          AddLaunch(plan, spec, dims,
+                    MnkArgs{.a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k}));
       return plan;
-    }
-    case ArgShape::kLdb: {
-      const auto* kernel = Bound<LdbArgs>(v);
-      if (kernel == nullptr) return unbound();
-      plan.launches.push_back(kernel->Launch(*gpu_, dims,
-                                             {.a = args.a,
-                                              .b = args.b,
-                                              .c = args.c,
-                                              .m = m,
-                                              .n = n,
-                                              .k = k,
-                                              .ldb = EffectiveLdb(args)}));
+    case ArgShape::kLdb:
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
+                                       LdbArgs{.a = args.a,
+                                               .b = args.b,
+                                               .c = args.c,
+                                               .m = m,
+                                               .n = n,
+                                               .k = k,
+                                               .ldb = EffectiveLdb(args)}));
       return plan;
-    }
-    case ArgShape::kScaledAcc: {
-      const auto* kernel = Bound<ScaledAccArgs>(v);
-      if (kernel == nullptr) return unbound();
-      plan.launches.push_back(kernel->Launch(
-          *gpu_, dims,
-          {.a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k, .scale = args.scale}));
+    case ArgShape::kScaledAcc:
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(
+          plan, spec, dims,
+          ScaledAccArgs{
+              .a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k, .scale = args.scale}));
       return plan;
-    }
     case ArgShape::kTma: {
-      const auto* kernel = Bound<TmaArgs>(v);
-      if (kernel == nullptr) return unbound();
       GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
-      plan.launches.push_back(kernel->Launch(
-          *gpu_, dims, {.a_map = maps.a, .b_map = maps.b, .c = args.c, .m = m, .n = n, .k = k}));
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(
+          plan, spec, dims,
+          TmaArgs{.a_map = maps.a, .b_map = maps.b, .c = args.c, .m = m, .n = n, .k = k}));
       return plan;
     }
     case ArgShape::kSplitK:
     case ArgShape::kTmaSplitK: {
-      plan.splits = Splits(v, args);
-      plan.workspace_bytes = WorkspaceBytes(v, args);
+      plan.splits = Splits(spec.variant, args);
+      plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
       if (spec.shape == ArgShape::kSplitK) {
-        const auto* kernel = Bound<SplitKPartialArgs>(v);
-        if (kernel == nullptr) return unbound();
-        plan.launches.push_back(kernel->Launch(*gpu_, dims,
-                                               {.a = args.a,
-                                                .b = args.b,
-                                                .workspace = args.workspace,
-                                                .m = m,
-                                                .n = n,
-                                                .k = k,
-                                                .splits = plan.splits}));
+        GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
+                                         SplitKPartialArgs{.a = args.a,
+                                                           .b = args.b,
+                                                           .workspace = args.workspace,
+                                                           .m = m,
+                                                           .n = n,
+                                                           .k = k,
+                                                           .splits = plan.splits}));
       } else {
-        const auto* kernel = Bound<TmaSplitKArgs>(v);
-        if (kernel == nullptr) return unbound();
         GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
-        plan.launches.push_back(kernel->Launch(*gpu_, dims,
-                                               {.a_map = maps.a,
-                                                .b_map = maps.b,
-                                                .workspace = args.workspace,
-                                                .m = m,
-                                                .n = n,
-                                                .k = k,
-                                                .splits = plan.splits}));
+        GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
+                                         TmaSplitKArgs{.a_map = maps.a,
+                                                       .b_map = maps.b,
+                                                       .workspace = args.workspace,
+                                                       .m = m,
+                                                       .n = n,
+                                                       .k = k,
+                                                       .splits = plan.splits}));
       }
+      // The reduce: one row per blockIdx.y, kReduceThreads columns per block.
       const LaunchDims reduce{
           {CeilDiv(n, SplitKTile::kReduceThreads), m, 1}, {SplitKTile::kReduceThreads, 1, 1}, 0};
       plan.launches.push_back(splitk_reduce_.Launch(

@@ -111,6 +111,10 @@ class DenseGemm {
   uint32_t Splits(Variant v, const GemmArgs& args) const;
   // Whether the dispatcher would take wgmma_128x128_splitk for `args` given the workspace.
   bool WorthSplitting(const GemmArgs& args) const;
+  // Appends the launch of the variant's kernel with `args` to `plan`.
+  template <typename Args>
+  absl::Status AddLaunch(GemmPlan& plan, const VariantSpec& spec, const LaunchDims& dims,
+                         const Args& args) const;
   // The variant's kernel as bound at Load (to the argument list of the variant's shape).
   template <typename Args>
   const TypedKernel<Args>* Bound(Variant v) const {

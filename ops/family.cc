@@ -39,10 +39,7 @@ absl::StatusOr<std::optional<uint32_t>> ParamU32(const ProblemParams& params,
   if (it == params.end()) return std::optional<uint32_t>();
   const std::string& text = it->second;
   uint32_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, 10);
-  // Plain decimal only: no sign, no base prefix, no leading zero (never octal), nothing after.
-  const bool leading_zero = text.size() > 1 && text[0] == '0';
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || leading_zero) {
+  if (!ParseDecimal(text, &value)) {
     return absl::InvalidArgumentError(
         StrCat(name, "='", text, "' is not a decimal integer in 0..4294967295"));
   }

@@ -42,6 +42,14 @@ absl::Status RequireAligned(std::string_view kernel, std::string_view name, Devi
                                       "-byte aligned (", why, ")"));
 }
 
+absl::Status RequireExtent(std::string_view kernel, std::string_view name, DeviceSpan span,
+                           uint64_t need, std::string_view what) {
+  if (span.unchecked() || span.bytes() >= need) return absl::OkStatus();
+  return ArgumentError(kernel,
+                       StrCat(name, " holds ", span.bytes(), " bytes, ", what, " need ",
+                              need == UINT64_MAX ? std::string("more than 2^64") : StrCat(need)));
+}
+
 absl::Status RequireGridFits(std::string_view kernel, Dim3 grid, const DeviceInfo& device,
                              std::string_view shape) {
   if (grid.x <= device.max_grid.x && grid.y <= device.max_grid.y && grid.z <= device.max_grid.z) {

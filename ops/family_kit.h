@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/device_span.h"
 #include "gpuops/runtime/host_kernel.h"
 #include "gpuops/runtime/kernel_launch.h"
 #include "gpuops/runtime/module.h"
@@ -155,6 +156,17 @@ absl::Status RequireMultiple(std::string_view kernel, std::string_view name, uin
 // `ptr` (operand `name`) is `alignment`-byte aligned; `why` says what needs it.
 absl::Status RequireAligned(std::string_view kernel, std::string_view name, DevicePtr ptr,
                             uint64_t alignment, std::string_view why);
+// `span` (operand `name`) holds the `need` bytes that `what` describes ("m=16 x k=4096 BF16");
+// an unchecked span (DeviceSpan::Unchecked) passes, its extent being the caller's word.
+absl::Status RequireExtent(std::string_view kernel, std::string_view name, DeviceSpan span,
+                           uint64_t need, std::string_view what);
+// a * b, or the largest uint64 when the product does not fit (an extent no buffer can hold).
+constexpr uint64_t SaturatingMul(uint64_t a, uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+constexpr uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 // Every axis of `grid` is within the device's limits; `shape` describes the problem.
 absl::Status RequireGridFits(std::string_view kernel, Dim3 grid, const DeviceInfo& device,
                              std::string_view shape);

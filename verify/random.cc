@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops::verify {
 
@@ -31,9 +32,14 @@ void FillRandomBf16(absl::Span<uint16_t> out, uint64_t seed, float lo, float hi)
   for (auto& th : pool) th.join();
 }
 
-uint64_t RunSeed() {
+absl::StatusOr<uint64_t> RunSeed() {
   if (const char* env = std::getenv("GPUOPS_SEED"); env != nullptr && *env != '\0') {
-    return std::strtoull(env, nullptr, 0);
+    uint64_t seed = 0;
+    if (!ParseDecimal(std::string_view(env), &seed)) {
+      return absl::InvalidArgumentError(
+          StrCat("GPUOPS_SEED='", env, "' is not a decimal integer in 0..2^64-1"));
+    }
+    return seed;
   }
   std::random_device rd;
   return (uint64_t{rd()} << 32) ^ rd();

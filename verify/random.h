@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
 namespace gpuops::verify {
@@ -31,7 +32,8 @@ class Rng {
 // by several threads.
 void FillRandomBf16(absl::Span<uint16_t> out, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
 
-// A seed for this run: GPUOPS_SEED when set (to reproduce a failure), else fresh entropy.
-uint64_t RunSeed();
+// A seed for this run: GPUOPS_SEED when set (to reproduce a failure; a plain decimal, else
+// kInvalidArgument), else fresh entropy.
+absl::StatusOr<uint64_t> RunSeed();
 
 }  // namespace gpuops::verify

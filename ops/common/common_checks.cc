@@ -35,7 +35,7 @@ absl::Status RunCase(GpuBackend& gpu, const CommonKernels& k, const std::string&
     }
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer out, DeviceBuffer::FromHost<uint16_t>(gpu, dst0));
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer delta, DeviceBuffer::FromHost<uint16_t>(gpu, src));
-    GPUOPS_RETURN_IF_ERROR(k.Bf16ScaledAdd(out.ptr(), delta.ptr(), scale, n));
+    GPUOPS_RETURN_IF_ERROR(k.Bf16ScaledAdd(out.span(), delta.span(), scale, n));
     GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, out.ToHost<uint16_t>());
     CheckWrittenAndGuard(absl::MakeConstSpan(got).subspan(n), 0, kPoison, stats);
     CheckBitIdentical(absl::MakeConstSpan(got).first(n), want, op, stats);
@@ -45,11 +45,11 @@ absl::Status RunCase(GpuBackend& gpu, const CommonKernels& k, const std::string&
   if (op == "fill_u16") {
     const uint16_t value = 0x3f80;  // 1.0
     std::fill(want.begin(), want.end(), value);
-    GPUOPS_RETURN_IF_ERROR(k.FillU16(out.ptr(), value, n));
+    GPUOPS_RETURN_IF_ERROR(k.FillU16(out.span(), value, n));
   } else {
     want = src;
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer in, DeviceBuffer::FromHost<uint16_t>(gpu, src));
-    GPUOPS_RETURN_IF_ERROR(k.CopyBf16(out.ptr(), in.ptr(), n));
+    GPUOPS_RETURN_IF_ERROR(k.CopyBf16(out.span(), in.span(), n));
   }
   GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> got, out.ToHost<uint16_t>());
   CheckWrittenAndGuard(got, n, kPoison, stats);

@@ -25,6 +25,7 @@ void ForEachElement(const HostLaunch& l, uint64_t n, Fn fn) {
 
 absl::Status ScaledAdd(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(ScaledAddArgs args, l.Unpack<ScaledAddArgs>());
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(args.n));
   GPUOPS_ASSIGN_OR_RETURN(auto out,
                           mem.View<uint16_t>(args.out, args.n, ArgLabel(&ScaledAddArgs::out)));
   GPUOPS_ASSIGN_OR_RETURN(auto delta,
@@ -37,6 +38,7 @@ absl::Status ScaledAdd(const HostLaunch& l, HostMemory& mem) {
 
 absl::Status Fill(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(FillArgs args, l.Unpack<FillArgs>());
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(args.n));
   GPUOPS_ASSIGN_OR_RETURN(auto out, mem.View<uint16_t>(args.out, args.n, ArgLabel(&FillArgs::out)));
   ForEachElement(l, args.n, [&](uint64_t i) { out[i] = static_cast<uint16_t>(args.value); });
   return absl::OkStatus();
@@ -44,6 +46,7 @@ absl::Status Fill(const HostLaunch& l, HostMemory& mem) {
 
 absl::Status Copy(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(CopyArgs args, l.Unpack<CopyArgs>());
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(args.n));
   GPUOPS_ASSIGN_OR_RETURN(auto dst, mem.View<uint16_t>(args.dst, args.n, ArgLabel(&CopyArgs::dst)));
   GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint16_t>(args.src, args.n, ArgLabel(&CopyArgs::src)));
   ForEachElement(l, args.n, [&](uint64_t i) { dst[i] = src[i]; });

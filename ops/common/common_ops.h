@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/device_span.h"
 #include "gpuops/runtime/host_kernel.h"
 #include "gpuops/runtime/kernel_args.h"
 #include "gpuops/runtime/module.h"
@@ -36,11 +37,12 @@ class CommonKernels {
   // Loads the family's module on `gpu` and registers its host kernels (for the mock).
   static absl::StatusOr<CommonKernels> Load(GpuBackend& gpu);
 
-  // Element-wise kernels; n = 0 launches nothing.
-  absl::Status Bf16ScaledAdd(DevicePtr out, DevicePtr delta, float scale, uint64_t n,
+  // Element-wise kernels over n 16-bit elements of each span (which must hold 2 n bytes and be
+  // 2-byte aligned); n = 0 launches nothing.
+  absl::Status Bf16ScaledAdd(DeviceSpan out, DeviceSpan delta, float scale, uint64_t n,
                              StreamHandle stream = {}) const;
-  absl::Status FillU16(DevicePtr out, uint16_t value, uint64_t n, StreamHandle stream = {}) const;
-  absl::Status CopyBf16(DevicePtr dst, DevicePtr src, uint64_t n, StreamHandle stream = {}) const;
+  absl::Status FillU16(DeviceSpan out, uint16_t value, uint64_t n, StreamHandle stream = {}) const;
+  absl::Status CopyBf16(DeviceSpan dst, DeviceSpan src, uint64_t n, StreamHandle stream = {}) const;
 
   GpuBackend& gpu() const { return *gpu_; }
 

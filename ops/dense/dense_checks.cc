@@ -66,12 +66,11 @@ class Runner {
   // Runs `v` into a fresh poisoned output and returns the whole buffer (output + guard).
   absl::StatusOr<std::vector<uint16_t>> RunInto(Variant v, GemmArgs args) {
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c, Poisoned(uint64_t{args.m} * args.n));
-    args.c = c.ptr();
+    args.c = DeviceSpan(c.ptr(), uint64_t{args.m} * args.n * 2);  // the guard lies past it
     DeviceBuffer workspace;
     if (const uint64_t ws = dense_.WorkspaceBytes(v, args); ws > 0) {
       GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu_, ws));
-      args.workspace = workspace.ptr();
-      args.workspace_bytes = ws;
+      args.workspace = workspace.span();
     }
     GPUOPS_RETURN_IF_ERROR(dense_.Run(v, args));
     GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
@@ -89,8 +88,8 @@ struct Problem {
   DenseShape shape;
   const std::vector<uint16_t>* b = nullptr;  // host copy, N rows ldb apart
   std::vector<uint16_t> a;
-  DevicePtr a_dev;
-  DevicePtr b_dev;
+  DeviceSpan a_dev;
+  DeviceSpan b_dev;
   std::vector<uint32_t> cols;
   bool sampled = false;
   std::optional<std::pair<std::vector<double>, std::vector<double>>> f64;  // value, |a·b| sums
@@ -173,13 +172,13 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
       FillRandomBf16(absl::MakeSpan(c0).first(mn), run.options_.seed ^ 0xc0ffee, -2.0f, 2.0f);
       GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer scratch, run.Poisoned(mn));
       GemmArgs tc_args = args;
-      tc_args.c = scratch.ptr();
+      tc_args.c = DeviceSpan(scratch.ptr(), mn * 2);
       GPUOPS_RETURN_IF_ERROR(run.dense_.Run(Variant::kTensorCore, tc_args));
       GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer expected, run.Upload(c0));
-      GPUOPS_RETURN_IF_ERROR(run.common_.Bf16ScaledAdd(expected.ptr(), scratch.ptr(), scale, mn));
+      GPUOPS_RETURN_IF_ERROR(run.common_.Bf16ScaledAdd(expected.span(), scratch.span(), scale, mn));
       GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer fused, run.Upload(c0));
       GemmArgs fused_args = args;
-      fused_args.c = fused.ptr();
+      fused_args.c = DeviceSpan(fused.ptr(), mn * 2);
       fused_args.scale = scale;
       GPUOPS_RETURN_IF_ERROR(run.dense_.Run(v, fused_args));
       GPUOPS_RETURN_IF_ERROR(run.gpu_.Synchronize());
@@ -321,8 +320,8 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
         auto uploaded = run.Upload(p.a);
         if (uploaded.ok()) {
           a_dev = *std::move(uploaded);
-          p.a_dev = a_dev.ptr();
-          p.b_dev = b_dev.ptr();
+          p.a_dev = a_dev.span();
+          p.b_dev = b_dev.span();
         } else {
           status = uploaded.status();
         }

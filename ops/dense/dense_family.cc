@@ -47,7 +47,7 @@ class DensePerfSubject final : public PerfSubject {
     GPUOPS_ASSIGN_OR_RETURN(s->c_, DeviceBuffer::Allocate(gpu, uint64_t{p.m} * p.n * 2));
 
     GemmArgs args{
-        .a = s->a_.ptr(), .b = s->b_[0].ptr(), .c = s->c_.ptr(), .m = p.m, .n = p.n, .k = p.k};
+        .a = s->a_.span(), .b = s->b_[0].span(), .c = s->c_.span(), .m = p.m, .n = p.n, .k = p.k};
     Variant variant;
     if (forced) {
       variant = *forced;
@@ -55,18 +55,16 @@ class DensePerfSubject final : public PerfSubject {
       // The dispatcher may split K when it is given the workspace for it.
       if (const uint64_t ws = dense.GemmWorkspaceBytes(args); ws > 0) {
         GPUOPS_ASSIGN_OR_RETURN(s->workspace_, DeviceBuffer::Allocate(gpu, ws));
-        args.workspace = s->workspace_.ptr();
-        args.workspace_bytes = ws;
+        args.workspace = s->workspace_.span();
       }
       GPUOPS_ASSIGN_OR_RETURN(variant, dense.Pick(args));
     }
-    if (const uint64_t ws = dense.WorkspaceBytes(variant, args); ws > args.workspace_bytes) {
+    if (const uint64_t ws = dense.WorkspaceBytes(variant, args); ws > args.workspace.bytes()) {
       GPUOPS_ASSIGN_OR_RETURN(s->workspace_, DeviceBuffer::Allocate(gpu, ws));
-      args.workspace = s->workspace_.ptr();
-      args.workspace_bytes = ws;
+      args.workspace = s->workspace_.span();
     }
     for (const DeviceBuffer& b : s->b_) {
-      args.b = b.ptr();
+      args.b = b.span();
       GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, dense.Plan(variant, args));
       s->plans_.push_back(std::move(plan));
     }
@@ -158,17 +156,28 @@ class DenseFamily final : public Family {
     args.splits = splits.value_or(0);
     args.scale = scale.value_or(1.0f);
     GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
-    // Stand-in buffers: the trace records launches without executing them.
+    // Stand-in buffers: the mock records without executing, so each span states the extent the
+    // problem needs over a small allocation.
     TraceResult result;
-    for (auto [ptr, name] : {std::pair{&args.a, "a"},
-                             {&args.b, "b"},
-                             {&args.c, "c"},
-                             {&args.workspace, "workspace"}}) {
-      GPUOPS_ASSIGN_OR_RETURN(*ptr, gpu.Alloc(256));
-      result.buffers[ptr->address()] = name;
+    const GemmExtents need = ExtentsOf(args);
+    for (auto [span, name, bytes] :
+         {std::tuple{&args.a, "a", need.a}, {&args.b, "b", need.b}, {&args.c, "c", need.c}}) {
+      GPUOPS_ASSIGN_OR_RETURN(DevicePtr ptr, gpu.Alloc(256));
+      *span = DeviceSpan(ptr, bytes);
+      result.buffers[ptr.address()] = name;
     }
-    // Traced as a caller that passes the workspace the dispatcher asks for.
-    args.workspace_bytes = dense.GemmWorkspaceBytes(args);
+    // Traced as a caller that passes the workspace the dispatcher asks for (or, for a split-K
+    // variant or given splits, the workspace that needs).
+    GPUOPS_ASSIGN_OR_RETURN(DevicePtr ws, gpu.Alloc(256));
+    result.buffers[ws.address()] = "workspace";
+    uint64_t ws_bytes = dense.GemmWorkspaceBytes(args);
+    if (variant) ws_bytes = std::max(ws_bytes, dense.WorkspaceBytes(*variant, args));
+    if (args.splits != 0) {
+      for (Variant v : {Variant::kWgmma128x128SplitK, Variant::kSplitK}) {
+        ws_bytes = std::max(ws_bytes, dense.WorkspaceBytes(v, args));
+      }
+    }
+    args.workspace = DeviceSpan(ws, ws_bytes);
     GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, variant ? dense.Plan(*variant, args) : dense.Plan(args));
     GPUOPS_RETURN_IF_ERROR(dense.Run(plan));
     result.variant = std::string(plan.variant_name);

@@ -99,13 +99,32 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
     return ArgumentError(spec.kernel, StrCat("ldb=", ldb, " differs from k=", args.k,
                                              "; only the _ldb variants take a B row stride"));
   }
+  if (spec.second_kernel.empty() && args.splits != 0) {
+    return ArgumentError(spec.kernel, StrCat("splits=", args.splits,
+                                             ": the kernel does not split K (the split-K "
+                                             "variants take splits)"));
+  }
+  if (spec.shape == ArgShape::kScaledAcc) {
+    if (!std::isfinite(args.scale)) {
+      return ArgumentError(spec.kernel, StrCat("scale=", args.scale, " is not finite"));
+    }
+  } else if (args.scale != 1.0f) {
+    return ArgumentError(spec.kernel,
+                         StrCat("scale=", args.scale, ": only tc_scaled_acc takes a scale"));
+  }
   if (spec.k_multiple % 8 == 0) {
-    for (const auto& [name, ptr] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
-      GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, name, ptr, 16, "16-byte loads"));
+    for (const auto& [name, span] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
+      GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, name, span.ptr(), 16, "16-byte loads"));
     }
   }
-  GPUOPS_RETURN_IF_ERROR(RequireGridFits(spec.kernel, Dims(spec, args).grid, device,
-                                         StrCat("m=", args.m, ", n=", args.n)));
+  const GemmExtents need = ExtentsOf(args);
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "a", args.a, need.a,
+                                       StrCat("m=", args.m, " rows of k=", args.k, " BF16")));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireExtent(spec.kernel, "b", args.b, need.b,
+                    StrCat("n=", args.n, " rows of k=", args.k, " BF16, ldb=", ldb, " apart,")));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
+                                       StrCat("m=", args.m, " rows of n=", args.n, " BF16")));
   if (!spec.second_kernel.empty()) {
     const uint32_t splits = Splits(v, args);
     // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
@@ -122,18 +141,28 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
       return ArgumentError(spec.kernel, StrCat("m=", args.m, " exceeds the reduce grid's limit of ",
                                                device.max_grid.y, " rows"));
     }
-    const uint64_t need = WorkspaceBytes(v, args);
+    const uint64_t ws = WorkspaceBytes(v, args);
     if (args.workspace.is_null()) {
       return ArgumentError(spec.kernel,
-                           StrCat("needs a workspace of ", need, " bytes (WorkspaceBytes)"));
+                           StrCat("needs a workspace of ", ws, " bytes (WorkspaceBytes)"));
     }
-    if (args.workspace_bytes != 0 && args.workspace_bytes < need) {
-      return ArgumentError(
-          spec.kernel, StrCat("workspace_bytes=", args.workspace_bytes, " is less than the ", need,
-                              " bytes ", splits, " splits need (WorkspaceBytes)"));
-    }
+    GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "workspace", args.workspace.ptr(), 8,
+                                          "FP32 partials are stored two at a time"));
+    GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "workspace", args.workspace, ws,
+                                         StrCat(splits, " splits of m=", args.m, " x n=", args.n,
+                                                " FP32 partials (WorkspaceBytes)")));
   }
-  return absl::OkStatus();
+  return RequireGridFits(spec.kernel, Dims(spec, args).grid, device,
+                         StrCat("m=", args.m, ", n=", args.n));
+}
+
+GemmExtents ExtentsOf(const GemmArgs& args) {
+  const uint64_t ldb = args.ldb == 0 ? args.k : args.ldb;
+  GemmExtents e;
+  e.a = SaturatingMul(SaturatingMul(args.m, args.k), 2);
+  e.b = args.n == 0 ? 0 : SaturatingMul(SaturatingAdd(SaturatingMul(args.n - 1, ldb), args.k), 2);
+  e.c = SaturatingMul(SaturatingMul(args.m, args.n), 2);
+  return e;
 }
 
 LaunchDims DenseGemm::Dims(const VariantSpec& spec, const GemmArgs& args) const {
@@ -172,8 +201,8 @@ uint32_t DenseGemm::Splits(Variant v, const GemmArgs& args) const {
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || spec->second_kernel.empty()) return 0;
-  const uint64_t splits = Splits(v, args);
-  return splits * args.m * args.n * sizeof(float);
+  return SaturatingMul(SaturatingMul(Splits(v, args), SaturatingMul(args.m, args.n)),
+                       sizeof(float));
 }
 
 // Measured on the H200 (bench/NOTES.md, split-K): 4 splits of 32 tiles run 1.13x (K = 4096)
@@ -228,8 +257,8 @@ absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& s
     return gpu_->EncodeTensorMap(d);
   };
   TmaMaps maps;
-  GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a, args.m, args.k, spec.tile_m));
-  GPUOPS_ASSIGN_OR_RETURN(maps.b, map(args.b, args.n, EffectiveLdb(args), spec.tile_n));
+  GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a.ptr(), args.m, args.k, spec.tile_m));
+  GPUOPS_ASSIGN_OR_RETURN(maps.b, map(args.b.ptr(), args.n, EffectiveLdb(args), spec.tile_n));
   return maps;
 }
 
@@ -254,31 +283,36 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
   const uint32_t m = args.m, n = args.n, k = args.k;
   switch (spec.shape) {
     case ArgShape::kMnk:
-      GPUOPS_RETURN_IF_ERROR(
-          AddLaunch(plan, spec, dims,
-                    MnkArgs{.a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k}));
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(
+          plan, spec, dims,
+          MnkArgs{
+              .a = args.a.ptr(), .b = args.b.ptr(), .c = args.c.ptr(), .m = m, .n = n, .k = k}));
       return plan;
     case ArgShape::kLdb:
       GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
-                                       LdbArgs{.a = args.a,
-                                               .b = args.b,
-                                               .c = args.c,
+                                       LdbArgs{.a = args.a.ptr(),
+                                               .b = args.b.ptr(),
+                                               .c = args.c.ptr(),
                                                .m = m,
                                                .n = n,
                                                .k = k,
                                                .ldb = EffectiveLdb(args)}));
       return plan;
     case ArgShape::kScaledAcc:
-      GPUOPS_RETURN_IF_ERROR(AddLaunch(
-          plan, spec, dims,
-          ScaledAccArgs{
-              .a = args.a, .b = args.b, .c = args.c, .m = m, .n = n, .k = k, .scale = args.scale}));
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
+                                       ScaledAccArgs{.a = args.a.ptr(),
+                                                     .b = args.b.ptr(),
+                                                     .c = args.c.ptr(),
+                                                     .m = m,
+                                                     .n = n,
+                                                     .k = k,
+                                                     .scale = args.scale}));
       return plan;
     case ArgShape::kTma: {
       GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
       GPUOPS_RETURN_IF_ERROR(AddLaunch(
           plan, spec, dims,
-          TmaArgs{.a_map = maps.a, .b_map = maps.b, .c = args.c, .m = m, .n = n, .k = k}));
+          TmaArgs{.a_map = maps.a, .b_map = maps.b, .c = args.c.ptr(), .m = m, .n = n, .k = k}));
       return plan;
     }
     case ArgShape::kSplitK:
@@ -287,9 +321,9 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
       plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
       if (spec.shape == ArgShape::kSplitK) {
         GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
-                                         SplitKPartialArgs{.a = args.a,
-                                                           .b = args.b,
-                                                           .workspace = args.workspace,
+                                         SplitKPartialArgs{.a = args.a.ptr(),
+                                                           .b = args.b.ptr(),
+                                                           .workspace = args.workspace.ptr(),
                                                            .m = m,
                                                            .n = n,
                                                            .k = k,
@@ -299,7 +333,7 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
         GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
                                          TmaSplitKArgs{.a_map = maps.a,
                                                        .b_map = maps.b,
-                                                       .workspace = args.workspace,
+                                                       .workspace = args.workspace.ptr(),
                                                        .m = m,
                                                        .n = n,
                                                        .k = k,
@@ -308,9 +342,12 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
       // The reduce: one row per blockIdx.y, kReduceThreads columns per block.
       const LaunchDims reduce{
           {CeilDiv(n, SplitKTile::kReduceThreads), m, 1}, {SplitKTile::kReduceThreads, 1, 1}, 0};
-      plan.launches.push_back(splitk_reduce_.Launch(
-          *gpu_, reduce,
-          {.workspace = args.workspace, .c = args.c, .m = m, .n = n, .splits = plan.splits}));
+      plan.launches.push_back(splitk_reduce_.Launch(*gpu_, reduce,
+                                                    {.workspace = args.workspace.ptr(),
+                                                     .c = args.c.ptr(),
+                                                     .m = m,
+                                                     .n = n,
+                                                     .splits = plan.splits}));
       return plan;
     }
   }
@@ -318,40 +355,57 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
 }
 
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
+  // A misaligned operand would leave only the scalar kernel: refuse instead of a silent 10x.
+  if (Ships(Variant::kTensorCore) || Ships(Variant::kGemvM8) || Ships(Variant::kWgmma128x256)) {
+    for (const auto& [name, span] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
+      if (span.address() % 16 != 0) {
+        return absl::InvalidArgumentError(StrCat(
+            "dense: ", name, " at 0x", Hex(span.address()),
+            " is not 16-byte aligned: every variant but scalar reads 16-byte rows, and scalar "
+            "runs about a tenth as fast; align the operand, or run Variant::kScalar explicitly"));
+      }
+    }
+  }
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
   absl::InlinedVector<Variant, 10> order;
-  if (args.m <= 8) order.push_back(Variant::kGemvM8);
-  if (args.m <= 16) {
-    order.push_back(Variant::kGemvM16);
-    order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
-  }
-  // Wgmma tiles: 128 x 128 when the 128 x 256 grid would leave more of its last wave idle than
-  // the narrower tiles cost (they run at about 0.55 of the wide tile's time).
-  const double sms = std::max(gpu_->device_info().sm_count, 1);
-  const double wide_waves =
-      std::ceil(TileCount(kVariants[Variant::kWgmma128x256], args.m, args.n) / sms);
-  const double narrow_waves =
-      std::ceil(TileCount(kVariants[Variant::kWgmma128x128], args.m, args.n) / sms) * 0.55;
-  if (WorthSplitting(args) &&
-      args.workspace_bytes >= WorkspaceBytes(Variant::kWgmma128x128SplitK, args)) {
-    order.push_back(Variant::kWgmma128x128SplitK);
-  }
-  if (narrow_waves < wide_waves) {
-    order.insert(order.end(), {Variant::kWgmma128x128, Variant::kWgmma128x256});
+  if (args.splits != 0) {
+    order = {Variant::kWgmma128x128SplitK, Variant::kSplitK};
   } else {
-    order.insert(order.end(), {Variant::kWgmma128x256, Variant::kWgmma128x128});
+    if (args.m <= 8) order.push_back(Variant::kGemvM8);
+    if (args.m <= 16) {
+      order.push_back(Variant::kGemvM16);
+      order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
+    }
+    // Wgmma tiles: 128 x 128 when the 128 x 256 grid would leave more of its last wave idle than
+    // the narrower tiles cost (they run at about 0.55 of the wide tile's time).
+    const double sms = std::max(gpu_->device_info().sm_count, 1);
+    const double wide_waves =
+        std::ceil(TileCount(kVariants[Variant::kWgmma128x256], args.m, args.n) / sms);
+    const double narrow_waves =
+        std::ceil(TileCount(kVariants[Variant::kWgmma128x128], args.m, args.n) / sms) * 0.55;
+    // Split only into a workspace whose size is known to cover it.
+    if (WorthSplitting(args) && !args.workspace.unchecked() &&
+        args.workspace.bytes() >= WorkspaceBytes(Variant::kWgmma128x128SplitK, args)) {
+      order.push_back(Variant::kWgmma128x128SplitK);
+    }
+    if (narrow_waves < wide_waves) {
+      order.insert(order.end(), {Variant::kWgmma128x128, Variant::kWgmma128x256});
+    } else {
+      order.insert(order.end(), {Variant::kWgmma128x256, Variant::kWgmma128x128});
+    }
+    order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
+    if (strided) order.push_back(Variant::kTensorCoreLdb);
+    order.push_back(Variant::kScalar);
   }
-  order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
-  if (strided) order.push_back(Variant::kTensorCoreLdb);
-  order.push_back(Variant::kScalar);
   absl::Status last = absl::FailedPreconditionError("dense: no variant");
   for (Variant v : order) {
     last = CanImplement(v, args);
     if (last.ok()) return v;
   }
-  return absl::FailedPreconditionError(StrCat("dense: no variant can run m=", args.m, " n=", args.n,
-                                              " k=", args.k, " ldb=", EffectiveLdb(args),
-                                              " (last refusal: ", last.message(), ")"));
+  return absl::FailedPreconditionError(
+      StrCat("dense: no variant can run m=", args.m, " n=", args.n, " k=", args.k,
+             " ldb=", EffectiveLdb(args), args.splits != 0 ? StrCat(" splits=", args.splits) : "",
+             " (last refusal: ", last.message(), ")"));
 }
 
 }  // namespace gpuops::ops::dense

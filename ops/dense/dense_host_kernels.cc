@@ -42,6 +42,7 @@ template <typename Args>
 absl::StatusOr<GemmView> ViewGemm(const HostLaunch& l, HostMemory& mem, const Args& args,
                                   uint32_t ldb, bool vector_loads) {
   GemmView g{.m = args.m, .n = args.n, .k = args.k, .ldb = ldb};
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(g.m, g.n), g.k)));
   if (ldb < args.k) {
     return absl::InvalidArgumentError(
         StrCat(l.kernel(), ": ldb=", ldb, " < k=", args.k, " (B rows overlap)"));
@@ -153,6 +154,7 @@ absl::Status WholeTileScaledAcc(Variant v, const HostLaunch& l, HostMemory& mem)
 absl::Status SplitKPartial(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(SplitKPartialArgs args, l.Unpack<SplitKPartialArgs>());
   const uint32_t m = args.m, n = args.n, k = args.k, splits = args.splits;
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), k)));
   GemmView g{.m = m, .n = n, .k = k, .ldb = k};
   GPUOPS_ASSIGN_OR_RETURN(
       g.a, mem.View<uint16_t>(args.a, uint64_t{m} * k, ArgLabel(&SplitKPartialArgs::a)));
@@ -183,6 +185,7 @@ absl::Status SplitKPartial(const HostLaunch& l, HostMemory& mem) {
 absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(SplitKReduceArgs args, l.Unpack<SplitKReduceArgs>());
   const uint32_t m = args.m, n = args.n, splits = args.splits;
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), splits)));
   GPUOPS_ASSIGN_OR_RETURN(auto ws, mem.View<float>(args.workspace, uint64_t{splits} * m * n,
                                                    ArgLabel(&SplitKReduceArgs::workspace)));
   GPUOPS_ASSIGN_OR_RETURN(
@@ -268,6 +271,7 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   }
   GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
   const uint32_t m = args.m, n = args.n, k = args.k;
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), k)));
   uint32_t splits = 1;
   if constexpr (kSplitK) {
     splits = args.splits;

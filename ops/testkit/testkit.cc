@@ -19,8 +19,10 @@ absl::StatusOr<TestKernels> TestKernels::Load(GpuBackend& gpu) {
   return k;
 }
 
-absl::Status TestKernels::StoreU64(DevicePtr dst, uint64_t value, StreamHandle stream) const {
-  return store_.Launch(*gpu_, {{1, 1, 1}, {32, 1, 1}, 0}, {.dst = dst, .value = value})
+absl::Status TestKernels::StoreU64(DeviceSpan dst, uint64_t value, StreamHandle stream) const {
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(kStoreKernel, "dst", dst.ptr(), 8, "one 8-byte store"));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(kStoreKernel, "dst", dst, 8, "one u64"));
+  return store_.Launch(*gpu_, {{1, 1, 1}, {32, 1, 1}, 0}, {.dst = dst.ptr(), .value = value})
       .launch(stream);
 }
 
@@ -28,15 +30,18 @@ absl::Status TestKernels::Noop(StreamHandle stream) const {
   return noop_.Launch(*gpu_, {{1, 1, 1}, {32, 1, 1}, 0}, {}).launch(stream);
 }
 
-absl::Status TestKernels::StreamRead(DevicePtr src, uint64_t bytes, uint32_t blocks, DevicePtr sink,
+absl::Status TestKernels::StreamRead(DeviceSpan src, uint32_t blocks, DeviceSpan sink,
                                      StreamHandle stream) const {
-  if (bytes % 16 != 0) {
-    return absl::InvalidArgumentError(
-        StrCat(kStreamReadKernel, ": bytes=", bytes, " is not a multiple of 16"));
-  }
+  if (src.unchecked()) return ArgumentError(kStreamReadKernel, "src must be a sized span");
+  GPUOPS_RETURN_IF_ERROR(
+      RequireMultiple(kStreamReadKernel, "src bytes", src.bytes(), 16, "16-byte loads"));
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(kStreamReadKernel, "src", src.ptr(), 16, "16-byte loads"));
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(kStreamReadKernel, "sink", sink.ptr(), 4, "u32 slots"));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(kStreamReadKernel, "sink", sink, uint64_t{blocks} * 4,
+                                       StrCat(blocks, " blocks' u32 slots")));
   return stream_read_
       .Launch(*gpu_, {{blocks, 1, 1}, {kStreamThreads, 1, 1}, 0},
-              {.src = src, .n16 = bytes / 16, .never = 0x9e3779b9u, .sink = sink})
+              {.src = src.ptr(), .n16 = src.bytes() / 16, .never = 0x9e3779b9u, .sink = sink.ptr()})
       .launch(stream);
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/device_span.h"
 #include "gpuops/runtime/host_kernel.h"
 #include "gpuops/runtime/kernel_args.h"
 #include "gpuops/runtime/module.h"
@@ -32,10 +33,13 @@ class TestKernels {
   // Loads the family's module on `gpu` and registers its host kernels (for the mock).
   static absl::StatusOr<TestKernels> Load(GpuBackend& gpu);
 
-  absl::Status StoreU64(DevicePtr dst, uint64_t value, StreamHandle stream = {}) const;
+  // Stores `value` to the first 8 bytes of `dst` (8-byte aligned). The fault tests pass an
+  // invalid address through DeviceSpan::Unchecked.
+  absl::Status StoreU64(DeviceSpan dst, uint64_t value, StreamHandle stream = {}) const;
   absl::Status Noop(StreamHandle stream = {}) const;
-  // Reads `bytes` (a multiple of 16) at `src` with `blocks` blocks; `sink` holds `blocks` u32.
-  absl::Status StreamRead(DevicePtr src, uint64_t bytes, uint32_t blocks, DevicePtr sink,
+  // Reads all of `src` (a multiple of 16 bytes, 16-byte aligned) with `blocks` blocks; `sink`
+  // holds `blocks` u32.
+  absl::Status StreamRead(DeviceSpan src, uint32_t blocks, DeviceSpan sink,
                           StreamHandle stream = {}) const;
 
   KernelHandle noop_kernel() const { return noop_.handle(); }

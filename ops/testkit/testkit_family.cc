@@ -19,7 +19,7 @@ absl::StatusOr<std::string> CheckOp(GpuBackend& gpu, const TestKernels& k, std::
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer word,
                             DeviceBuffer::FromHost<uint64_t>(gpu, std::vector<uint64_t>{0, 0}));
     const uint64_t value = seed | 1;
-    GPUOPS_RETURN_IF_ERROR(k.StoreU64(word.ptr(), value));
+    GPUOPS_RETURN_IF_ERROR(k.StoreU64(word.span(), value));
     GPUOPS_ASSIGN_OR_RETURN(std::vector<uint64_t> got, word.ToHost<uint64_t>());
     if (got[0] != value || got[1] != 0) {
       return StrCat("stored 0x", Hex(got[0]), " (next word 0x", Hex(got[1]), "), expected 0x",
@@ -34,7 +34,7 @@ absl::StatusOr<std::string> CheckOp(GpuBackend& gpu, const TestKernels& k, std::
     GPUOPS_RETURN_IF_ERROR(gpu.Memset(src.ptr(), 0, src.bytes()));
     const std::vector<uint32_t> sink0(kBlocks, 0xa5a5a5a5u);
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::FromHost<uint32_t>(gpu, sink0));
-    GPUOPS_RETURN_IF_ERROR(k.StreamRead(src.ptr(), src.bytes(), kBlocks, sink.ptr()));
+    GPUOPS_RETURN_IF_ERROR(k.StreamRead(src.span(), kBlocks, sink.span()));
     GPUOPS_ASSIGN_OR_RETURN(std::vector<uint32_t> got, sink.ToHost<uint32_t>());
     return got == sink0 ? std::string() : std::string("the sink was written");
   }

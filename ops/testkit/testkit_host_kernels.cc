@@ -14,6 +14,7 @@ absl::Status Store(const HostLaunch& l, HostMemory& mem) {
 
 absl::Status StreamRead(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(StreamReadArgs args, l.Unpack<StreamReadArgs>());
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(args.n16));
   GPUOPS_ASSIGN_OR_RETURN(
       auto src, mem.View<uint32_t>(args.src, args.n16 * 4, ArgLabel(&StreamReadArgs::src)));
   GPUOPS_ASSIGN_OR_RETURN(

@@ -4,6 +4,13 @@
 
 namespace gpuops {
 
+absl::Status HostLaunch::ChargeWork(uint64_t work) const {
+  if (work <= work_limit_) return absl::OkStatus();
+  return absl::ResourceExhaustedError(StrCat("host kernel ", kernel_, ": ", work,
+                                             " operations, over the ", work_limit_,
+                                             " an emulated launch may do here"));
+}
+
 absl::Status HostLaunch::CheckArgs(std::string_view list, absl::Span<const ArgField> fields) const {
   if (args_.size() != fields.size()) {
     return absl::InvalidArgumentError(StrCat("host kernel ", kernel_, ": launched with ",

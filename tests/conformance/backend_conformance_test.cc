@@ -107,18 +107,18 @@ TEST_P(KernelConformance, CommonKernelsComputeTheirResults) {
   const auto delta = RandomBf16(kN);
   DeviceBuffer out = Upload(out0);
   DeviceBuffer d = Upload(delta);
-  ASSERT_TRUE(common_->Bf16ScaledAdd(out.ptr(), d.ptr(), -0.625f, kN).ok());
+  ASSERT_TRUE(common_->Bf16ScaledAdd(out.span(), d.span(), -0.625f, kN).ok());
   const auto got = Download<uint16_t>(out);
   for (uint64_t i = 0; i < kN; ++i) {
     ASSERT_EQ(got[i], FloatToBf16(std::fma(-0.625f, Bf16ToFloat(delta[i]), Bf16ToFloat(out0[i]))))
         << "element " << i;
   }
-  ASSERT_TRUE(common_->FillU16(out.ptr(), ops::common::kBf16Poison, kN).ok());
+  ASSERT_TRUE(common_->FillU16(out.span(), ops::common::kBf16Poison, kN).ok());
   EXPECT_THAT(Download<uint16_t>(out), ::testing::Each(ops::common::kBf16Poison));
-  ASSERT_TRUE(common_->CopyBf16(out.ptr(), d.ptr(), kN).ok());
+  ASSERT_TRUE(common_->CopyBf16(out.span(), d.span(), kN).ok());
   EXPECT_EQ(Download<uint16_t>(out), delta);
   DeviceBuffer word = Upload(std::vector<uint64_t>{0});
-  ASSERT_TRUE(testkit_->StoreU64(word.ptr(), 0xfeedfacecafebeefull).ok());
+  ASSERT_TRUE(testkit_->StoreU64(word.span(), 0xfeedfacecafebeefull).ok());
   EXPECT_EQ(Download<uint64_t>(word)[0], 0xfeedfacecafebeefull);
 }
 
@@ -137,7 +137,7 @@ TEST_P(KernelConformance, LaunchWithTooFewArgumentsIsRefusedBeforeTheBackend) {
   // Nothing reached the device, and the backend still works.
   ASSERT_TRUE(gpu_->Synchronize().ok());
   EXPECT_EQ(Download<uint64_t>(word)[0], 7u);
-  ASSERT_TRUE(testkit_->StoreU64(word.ptr(), 9).ok());
+  ASSERT_TRUE(testkit_->StoreU64(word.span(), 9).ok());
   EXPECT_EQ(Download<uint64_t>(word)[0], 9u);
 }
 
@@ -158,7 +158,7 @@ TEST_P(KernelConformance, EventsMeasureElapsedTime) {
   ASSERT_TRUE(start.ok() && end.ok());
   DeviceBuffer big = Upload(std::vector<uint16_t>(1 << 24));
   ASSERT_TRUE(gpu_->RecordEvent(start->get()).ok());
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(common_->FillU16(big.ptr(), 1, 1 << 24).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(common_->FillU16(big.span(), 1, 1 << 24).ok());
   ASSERT_TRUE(gpu_->RecordEvent(end->get()).ok());
   auto ms = gpu_->ElapsedMs(start->get(), end->get());
   ASSERT_TRUE(ms.ok()) << ms.status();
@@ -176,7 +176,7 @@ TEST_P(KernelConformance, GraphOf100LaunchesReplaysWithCorrectResults) {
   ASSERT_TRUE(stream.ok());
   ASSERT_TRUE(gpu_->BeginCapture(stream->get()).ok());
   for (int i = 0; i < 100; ++i) {
-    ASSERT_TRUE(common_->Bf16ScaledAdd(acc.ptr(), ones.ptr(), 1.0f, kN, stream->get()).ok());
+    ASSERT_TRUE(common_->Bf16ScaledAdd(acc.span(), ones.span(), 1.0f, kN, stream->get()).ok());
   }
   auto graph = gpu_->EndCapture(stream->get());
   ASSERT_TRUE(graph.ok()) << graph.status();

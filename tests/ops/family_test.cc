@@ -164,10 +164,12 @@ INSTANTIATE_TEST_SUITE_P(Families, GoldenTraceTest, ::testing::ValuesIn(Families
 // --- Numerics: every op of every family on every backend that runs kernels.
 
 uint64_t MockBudget() {
+  uint64_t budget = uint64_t{1} << 28;
   if (const char* env = std::getenv("GPUOPS_MOCK_MAC_BUDGET"); env != nullptr && *env != '\0') {
-    return std::strtoull(env, nullptr, 0);
+    EXPECT_TRUE(ParseDecimal(std::string_view(env), &budget))
+        << "GPUOPS_MOCK_MAC_BUDGET='" << env << "' is not a decimal integer";
   }
-  return uint64_t{1} << 28;
+  return budget;
 }
 
 struct NumericsCase {
@@ -187,7 +189,9 @@ TEST_P(FamilyNumerics, EveryCaseMeetsTheOpsContract) {
   options.shapes = ShapeSet::kFull;
   options.include = [&](std::string_view candidate) { return candidate == op; };
   options.mac_budget = c.backend == "mock" ? MockBudget() : 0;
-  options.seed = verify::RunSeed();
+  auto seed = verify::RunSeed();
+  ASSERT_TRUE(seed.ok()) << seed.status();
+  options.seed = *seed;
   std::printf("seed %llu (rerun with GPUOPS_SEED=%llu)\n",
               static_cast<unsigned long long>(options.seed),
               static_cast<unsigned long long>(options.seed));

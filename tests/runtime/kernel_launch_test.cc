@@ -7,7 +7,9 @@
 #include "gmock/gmock.h"
 #include "gpuops/mock/matchers.h"
 #include "gpuops/mock/recording_backend.h"
+#include "gpuops/runtime/device_span.h"
 #include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
 #include "gtest/gtest.h"
 
 namespace gpuops {
@@ -205,6 +207,44 @@ TEST_F(KernelLaunchTest, PointerOutsideAnyAllocationIsRefusedByTheMock) {
   EXPECT_THAT(s.message(), AllOf(HasSubstr("launch gemm argument #1 (b)"),
                                  HasSubstr("0x1234 is not inside any allocation")));
   EXPECT_THAT(gpu_.launches(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace gpuops
+
+namespace gpuops {
+namespace {
+
+TEST(ArithmeticTest, CeilDivIsExactForEveryThirtyTwoBitValue) {
+  EXPECT_EQ(CeilDiv(0xFFFFFFFFu, 16), 0x10000000u);
+  EXPECT_EQ(CeilDiv(0xFFFFFFFFu, 1), 0xFFFFFFFFu);
+  EXPECT_EQ(CeilDiv(0xFFFFFFF1u, 0xFFFFFFF0u), 2u);
+  EXPECT_EQ(CeilDiv(0u, 7), 0u);
+  EXPECT_EQ(CeilDiv64(UINT64_MAX, 2), uint64_t{1} << 63);
+  EXPECT_EQ(AlignUp(17, 16), 32u);
+}
+
+TEST(StrictParseTest, ParseDecimalTakesPlainDecimalsOnly) {
+  uint32_t v = 0;
+  EXPECT_TRUE(ParseDecimal(std::string_view("4096"), &v));
+  EXPECT_EQ(v, 4096u);
+  EXPECT_TRUE(ParseDecimal(std::string_view("0"), &v));
+  for (std::string_view bad : {"010", "0x10", "-5", "+5", "12abc", "", " 1", "4294967296"}) {
+    EXPECT_FALSE(ParseDecimal(bad, &v)) << bad;
+  }
+}
+
+TEST(DeviceSpanTest, SlicesStayInsideTheSpanAndUncheckedSpansStayUnchecked) {
+  const DeviceSpan span(DevicePtr(0x1000), 256);
+  auto slice = span.Slice(16, 64);
+  ASSERT_TRUE(slice.ok());
+  EXPECT_EQ(*slice, DeviceSpan(DevicePtr(0x1010), 64));
+  EXPECT_EQ(span.Slice(200, 64).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(span.Slice(UINT64_MAX, 2).status().code(), absl::StatusCode::kOutOfRange);
+  auto unchecked = DeviceSpan::Unchecked(DevicePtr(0x2000)).Slice(8, 4);
+  ASSERT_TRUE(unchecked.ok());
+  EXPECT_TRUE(unchecked->unchecked());
+  EXPECT_EQ(unchecked->ptr(), DevicePtr(0x2008));
 }
 
 }  // namespace

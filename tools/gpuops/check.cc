@@ -11,6 +11,18 @@
 
 namespace gpuops::tools {
 
+std::optional<uint64_t> ParseFlag(std::string_view command, std::string_view flag,
+                                  const std::string& text, uint64_t min, uint64_t max) {
+  uint64_t value = 0;
+  if (!ParseDecimal(std::string_view(text), &value) || value < min || value > max) {
+    std::fprintf(stderr, "gpuops %s: %s '%s' is not a decimal integer in %llu..%llu\n",
+                 std::string(command).c_str(), std::string(flag).c_str(), text.c_str(),
+                 static_cast<unsigned long long>(min), static_cast<unsigned long long>(max));
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<std::regex> CompileFilter(std::string_view command, std::string_view flag,
                                         const std::string& pattern) {
   try {
@@ -62,11 +74,16 @@ int RunCheck(const CheckOptions& options) {
                  options.op.c_str());
     return kExitUsage;
   }
+  const absl::StatusOr<uint64_t> run_seed = verify::RunSeed();
+  if (!run_seed.ok()) {
+    std::fprintf(stderr, "gpuops check: %s\n", std::string(run_seed.status().message()).c_str());
+    return kExitUsage;
+  }
+  const uint64_t seed = *run_seed;
   int exit_code = kExitOk;
   std::unique_ptr<GpuBackend> gpu = CreateBackendOrReport("check", options.backend, &exit_code);
   if (gpu == nullptr) return exit_code;
   const bool mock = gpu->name() == "mock";
-  const uint64_t seed = verify::RunSeed();
   std::printf("gpuops check: backend %s (%s, %s), shapes %s, %zu ops, seed %llu\n",
               std::string(gpu->name()).c_str(), gpu->device_info().name.c_str(),
               gpu->device_info().arch_name().c_str(), options.shapes.c_str(), op_count,

@@ -19,6 +19,11 @@ inline constexpr int kExitFailed = 1;       // a check failed, or the command hi
 inline constexpr int kExitUsage = 2;        // bad flags, unknown op, bad shape, unknown backend
 inline constexpr int kExitUnavailable = 3;  // the backend asked for is not available here
 
+// `text` as a plain decimal in [min, max] (ParseDecimal: no sign, base prefix or leading zero),
+// or nullopt after telling stderr why (`command` and `flag` name it).
+std::optional<uint64_t> ParseFlag(std::string_view command, std::string_view flag,
+                                  const std::string& text, uint64_t min, uint64_t max);
+
 // `pattern` as a regex, or nullopt after telling stderr why (`command` and `flag` name it).
 std::optional<std::regex> CompileFilter(std::string_view command, std::string_view flag,
                                         const std::string& pattern);
@@ -52,8 +57,8 @@ struct PerfOptions {
   std::string only = ".*";         // regex over shape names ("qkv", "lm_head", ...)
   std::string shapes = "llama";    // llama, decode, prefill, square, variants, none
   std::vector<std::string> shape;  // extra "M,N,K" shapes
-  int iterations = 30;             // timed samples, each the median's input
-  int batch = 1;                   // back-to-back launches per sample
+  std::string iterations = "30";   // timed samples, each the median's input (a decimal >= 20)
+  std::string batch = "1";         // back-to-back launches per sample (a decimal in 1..1000)
   std::string csv, json, plot;
 };
 int RunPerf(const PerfOptions& options);

@@ -44,6 +44,10 @@ std::string DescribeFatbin(const ModuleImage& image) {
 int RunInfo(const InfoOptions&) {
   const BackendRegistry& registry = DefaultBackendRegistry();
   auto chosen = registry.ResolveAuto();
+  if (absl::IsInvalidArgument(chosen.status())) {  // GPUOPS_BACKEND names no backend
+    std::fprintf(stderr, "gpuops info: %s\n", std::string(chosen.status().message()).c_str());
+    return kExitUsage;
+  }
   std::printf("backends (auto picks %s; GPUOPS_BACKEND overrides):\n",
               chosen.ok() ? chosen->c_str() : StrCat("none: ", chosen.status().message()).c_str());
   for (const std::string& name : registry.names()) {

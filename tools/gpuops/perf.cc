@@ -60,13 +60,15 @@ absl::StatusOr<std::vector<ops::PerfProblem>> ProblemsFor(const PerfOptions& o) 
     for (uint32_t m : ms) out.push_back({name, m, nk.first, nk.second});
   }
   for (const std::string& s : o.shape) {
-    uint32_t m = 0, n = 0, k = 0;
-    char extra = 0;
-    if (std::sscanf(s.c_str(), "%u,%u,%u%c", &m, &n, &k, &extra) != 3 || m == 0 || n == 0 ||
-        k == 0) {
-      return absl::InvalidArgumentError(StrCat("--shape '", s, "' is not M,N,K with each >= 1"));
+    const std::vector<std::string_view> parts = StrSplit(s, ',');
+    uint32_t mnk[3] = {0, 0, 0};
+    bool ok = parts.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i) ok = ParseDecimal(parts[i], &mnk[i]) && mnk[i] >= 1;
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          StrCat("--shape '", s, "' is not M,N,K with each a decimal integer >= 1"));
     }
-    out.push_back({StrCat(m, "x", n, "x", k), m, n, k});
+    out.push_back({StrCat(mnk[0], "x", mnk[1], "x", mnk[2]), mnk[0], mnk[1], mnk[2]});
   }
   return out;
 }
@@ -126,7 +128,7 @@ absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::testkit::TestKernels
   const uint32_t blocks = static_cast<uint32_t>(gpu.device_info().sm_count) * 8;
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::Allocate(gpu, blocks * 4));
   GPUOPS_ASSIGN_OR_RETURN(double ms, TimeMedian(gpu, iterations, batch, [&](int) {
-                            return testkit.StreamRead(src.ptr(), bytes, blocks, sink.ptr());
+                            return testkit.StreamRead(src.span(), blocks, sink.span());
                           }));
   return bytes / (ms * 1e-3) / 1e12;
 }
@@ -206,15 +208,11 @@ absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas
 }  // namespace
 
 int RunPerf(const PerfOptions& o) {
-  if (o.iterations < 20) {
-    std::fprintf(stderr, "gpuops perf: --iterations %d: medians are taken over >= 20 samples\n",
-                 o.iterations);
-    return kExitUsage;
-  }
-  if (o.batch < 1 || o.batch > 1000) {
-    std::fprintf(stderr, "gpuops perf: --batch %d is outside 1..1000\n", o.batch);
-    return kExitUsage;
-  }
+  // Medians are taken over at least 20 samples.
+  const std::optional<uint64_t> iterations =
+      ParseFlag("perf", "--iterations", o.iterations, 20, 100000);
+  const std::optional<uint64_t> batch = ParseFlag("perf", "--batch", o.batch, 1, 1000);
+  if (!iterations || !batch) return kExitUsage;
   const std::optional<std::regex> only = CompileFilter("perf", "--only", o.only);
   if (!only) return kExitUsage;
   std::optional<std::regex> op_filter;
@@ -265,7 +263,9 @@ int RunPerf(const PerfOptions& o) {
   }
   constexpr uint64_t kCublasWorkspace = 32ull << 20;
   auto ws = DeviceBuffer::Allocate(*gpu, kCublasWorkspace);
-  auto roof = ReadRoof(*gpu, *testkit, o.iterations, o.batch);
+  const int samples = static_cast<int>(*iterations);
+  const int launches = static_cast<int>(*batch);
+  auto roof = ReadRoof(*gpu, *testkit, samples, launches);
   if (!ws.ok() || !roof.ok()) {
     std::fprintf(stderr, "gpuops perf: %s\n",
                  std::string((ws.ok() ? roof.status() : ws.status()).message()).c_str());
@@ -275,16 +275,16 @@ int RunPerf(const PerfOptions& o) {
   report.device = gpu->device_info().name;
   report.read_roof_tbps = *roof;
   report.cublas = cublas.ok() ? (*cublas)->library() : "unavailable";
-  report.batch = o.batch;
+  report.batch = launches;
   std::printf(
       "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the median of "
       "%d samples of %d back-to-back launch(es); cuBLASLt %s\n",
-      report.device.c_str(), *roof, o.iterations, o.batch, report.cublas.c_str());
+      report.device.c_str(), *roof, samples, launches, report.cublas.c_str());
   int status = kExitOk;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
     auto row = Measure(*gpu, cublas.ok() ? cublas->get() : nullptr, ws->ptr(), kCublasWorkspace,
-                       job, o.iterations, o.batch, *roof);
+                       job, samples, launches, *roof);
     if (!row.ok()) {
       std::fprintf(stderr, "gpuops perf: %s %s m=%u: %s\n", std::string(job.family->name()).c_str(),
                    job.problem.name.c_str(), job.problem.m,

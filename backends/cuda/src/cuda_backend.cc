@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 
 #include "absl/base/thread_annotations.h"
@@ -22,9 +23,11 @@ namespace {
 // A loaded kernel; stays allocated until the backend goes, so a stale handle never dangles.
 struct CudaKernel : KernelInfo {
   std::atomic<bool> live{true};
-  // The dynamic shared memory the function is already allowed (the opt-in attribute); raised
-  // by launches through const handles.
+  // The dynamic shared memory the function is already allowed (the opt-in attribute). Read
+  // without a lock; raised only under opt_in_mu, to the largest size any launch asked for, so
+  // two threads raising it at once cannot leave the attribute below the cached value.
   mutable std::atomic<uint32_t> shared_mem_allowed{48 * 1024};
+  mutable std::mutex opt_in_mu;
 };
 
 struct CudaModule {
@@ -181,16 +184,25 @@ class CudaBackend final : public GpuBackend {
       return absl::FailedPreconditionError(
           StrCat("cuda launch ", kernel->name(), ": its module ", kernel->module, " was unloaded"));
     }
+    // cuLaunchKernel reads one value per compiled parameter: never hand it fewer.
+    if (request.args.size() != kernel->signature.params.size()) {
+      return absl::InternalError(StrCat("cuda launch ", kernel->name(), ": ", request.args.size(),
+                                        " arguments, the kernel takes ",
+                                        kernel->signature.params.size()));
+    }
     GPUOPS_RETURN_IF_ERROR(EnterStream(request.stream, "launch", /*capturable=*/true));
     auto fn = reinterpret_cast<CUfunction>(kernel->native);
-    if (request.shared_mem_bytes > kernel->shared_mem_allowed.load(std::memory_order_relaxed)) {
-      GPUOPS_RETURN_IF_ERROR(Check(
-          api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  static_cast<int>(request.shared_mem_bytes)),
-          StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=", request.shared_mem_bytes,
-                 ")"),
-          kernel->name()));
-      kernel->shared_mem_allowed.store(request.shared_mem_bytes);
+    if (request.shared_mem_bytes > kernel->shared_mem_allowed.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(kernel->opt_in_mu);
+      if (request.shared_mem_bytes > kernel->shared_mem_allowed.load(std::memory_order_relaxed)) {
+        GPUOPS_RETURN_IF_ERROR(Check(
+            api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(request.shared_mem_bytes)),
+            StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=", request.shared_mem_bytes,
+                   ")"),
+            kernel->name()));
+        kernel->shared_mem_allowed.store(request.shared_mem_bytes, std::memory_order_release);
+      }
     }
     return Check(api_.cuLaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z,
                                      request.block.x, request.block.y, request.block.z,
@@ -441,6 +453,11 @@ class CudaBackend final : public GpuBackend {
       const CUresult r = api_.cuFuncGetParamInfo(fn, i, &offset, &size);
       if (r == CUDA_ERROR_INVALID_VALUE) break;
       GPUOPS_RETURN_IF_ERROR(Check(r, "cuFuncGetParamInfo", info.name()));
+      if (offset > UINT32_MAX || size > UINT32_MAX) {
+        return absl::FailedPreconditionError(StrCat("cuFuncGetParamInfo(", info.name(), ", ", i,
+                                                    ") reports offset ", offset, " and size ", size,
+                                                    ", past what a kernel parameter can be"));
+      }
       driver.push_back(
           {StrCat("#", i), static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
     }
@@ -486,10 +503,15 @@ absl::StatusOr<DeviceInfo> QueryDevice(const DriverApi& api, CUdevice device) {
   GPUOPS_RETURN_IF_ERROR(
       CudaError(api, api.cuDeviceGetName(name, sizeof(name) - 1, device), "cuDeviceGetName"));
   d.name = name;
+  // Every attribute read is a count or size: a negative one is the driver's error, not a value.
   auto attr = [&](int a, auto* out) -> absl::Status {
     int v = 0;
     GPUOPS_RETURN_IF_ERROR(CudaError(api, api.cuDeviceGetAttribute(&v, a, device),
                                      StrCat("cuDeviceGetAttribute(", a, ")")));
+    if (v < 0) {
+      return absl::FailedPreconditionError(
+          StrCat("cuDeviceGetAttribute(", a, ") returned ", v, ", not a count or size"));
+    }
     *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
     return absl::OkStatus();
   };

@@ -1,6 +1,7 @@
 #include "gpuops/mock/recording_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -12,9 +13,11 @@
 namespace gpuops::mock {
 namespace {
 
-// Fake device addresses start here, grow monotonically and are never reused; consecutive
-// allocations are separated by an unmapped gap so that running off one end hits nothing.
+// Fake device addresses start here, grow monotonically up to kLastAddress and are never reused;
+// consecutive allocations are separated by an unmapped gap so that running off one end hits
+// nothing.
 constexpr uint64_t kFirstAddress = 0x7f0000000000ull;
+constexpr uint64_t kLastAddress = uint64_t{1} << 62;
 constexpr uint64_t kAllocationAlignment = 256;
 constexpr uint64_t kGuardGap = 64 * 1024;
 
@@ -69,11 +72,11 @@ struct RecordingBackend::Allocation {
   uint64_t base = 0;
   uint64_t size = 0;
   bool freed = false;
-  // Shared with host kernels running outside the lock, so a concurrent Free cannot pull the
-  // memory from under an emulation that resolved it.
-  std::shared_ptr<std::vector<std::byte>> data;
+  // Zeroed host memory (calloc: untouched pages cost nothing), shared with host kernels running
+  // outside the lock, so a concurrent Free cannot pull it from under an emulation.
+  std::shared_ptr<std::byte> data;
 
-  std::byte* at(uint64_t address) const { return data->data() + (address - base); }
+  std::byte* at(uint64_t address) const { return data.get() + (address - base); }
 };
 
 struct RecordingBackend::Module {
@@ -106,7 +109,7 @@ class RecordingBackend::ShadowMemory final : public HostMemory {
  private:
   RecordingBackend& backend_;
   std::string_view kernel_;
-  std::vector<std::shared_ptr<std::vector<std::byte>>> pinned_;
+  std::vector<std::shared_ptr<std::byte>> pinned_;
 };
 
 DeviceInfo RecordingBackend::DefaultDevice() {
@@ -189,11 +192,23 @@ absl::StatusOr<DevicePtr> RecordingBackend::Alloc(uint64_t bytes) {
         "mock Alloc: ", bytes, " bytes requested, ", options_.memory_limit_bytes - live_bytes_,
         " of the mock's ", options_.memory_limit_bytes, "-byte limit free"));
   }
+  if (bytes > kLastAddress - next_address_ - kGuardGap - kAllocationAlignment) {
+    return absl::ResourceExhaustedError(
+        StrCat("mock Alloc: ", bytes, " bytes requested, the mock's address space has ",
+               kLastAddress - next_address_, " bytes left (addresses are never reused)"));
+  }
+  void* memory = std::calloc(std::max<uint64_t>(bytes, 1), 1);
+  if (memory == nullptr) {
+    return absl::ResourceExhaustedError(StrCat("mock Alloc: ", bytes,
+                                               " bytes requested, and the host cannot hold the "
+                                               "shadow copy"));
+  }
   auto a = std::make_unique<Allocation>();
   a->id = next_allocation_id_++;
   a->base = next_address_;
   a->size = bytes;
-  a->data = std::make_shared<std::vector<std::byte>>(bytes);
+  a->data = std::shared_ptr<std::byte>(static_cast<std::byte*>(memory),
+                                       [](std::byte* p) { std::free(p); });
   next_address_ =
       AlignUp(next_address_ + std::max<uint64_t>(bytes, 1) + kGuardGap, kAllocationAlignment);
   live_bytes_ += bytes;
@@ -364,7 +379,8 @@ absl::Status RecordingBackend::Execute(const LaunchRecord& record, const HostKer
   for (const RecordedArg& a : record.args) {
     args.push_back({a.kind, static_cast<uint32_t>(a.bytes.size()), a.bytes.data()});
   }
-  HostLaunch launch(record.kernel, record.grid, record.block, record.shared_mem_bytes, args);
+  HostLaunch launch(record.kernel, record.grid, record.block, record.shared_mem_bytes, args,
+                    options_.max_emulated_work);
   ShadowMemory memory(*this, record.kernel);
   return fn(launch, memory);
 }
@@ -399,6 +415,13 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
                  "(register one, or create the mock with execute_host_kernels = false to record "
                  "launches only)"));
     }
+    // The emulation walks the grid block by block: refuse a walk that would not end.
+    if (request.grid.volume() > options_.max_emulated_blocks) {
+      return absl::ResourceExhaustedError(StrCat(
+          "mock launch ", request.kernel.name(), ": grid ", gpuops::ToString(request.grid), " has ",
+          request.grid.volume(), " blocks, more than the ", options_.max_emulated_blocks,
+          " a host emulation walks (Options::max_emulated_blocks)"));
+    }
   }
   std::optional<LaunchRecord> executed;
   {
@@ -413,6 +436,12 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
     if (!known->second) {
       return absl::FailedPreconditionError(
           StrCat("mock launch ", info->name(), ": its module ", info->module, " was unloaded"));
+    }
+    // Recording reads one value per compiled parameter: never take fewer (or more).
+    if (request.args.size() != info->signature.params.size()) {
+      return absl::InternalError(StrCat("mock launch ", info->name(), ": ", request.args.size(),
+                                        " arguments, the kernel takes ",
+                                        info->signature.params.size()));
     }
     GPUOPS_RETURN_IF_ERROR(
         CheckStream(request.stream, [info] { return StrCat("launch ", info->name()); }));

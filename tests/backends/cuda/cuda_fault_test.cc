@@ -18,7 +18,8 @@ TEST(CudaFaultTest, IllegalAddressIsInternalAndPoisonsTheBackend) {
   auto testkit = ops::testkit::TestKernels::Load(*gpu);
   ASSERT_TRUE(testkit.ok()) << testkit.status();
   // An address no allocation covers: the store faults on the device.
-  ASSERT_TRUE(testkit->StoreU64(DevicePtr(0x10), 1).ok()) << "launches are asynchronous";
+  ASSERT_TRUE(testkit->StoreU64(DeviceSpan::Unchecked(DevicePtr(0x10)), 1).ok())
+      << "launches are asynchronous";
   absl::Status fault = gpu->Synchronize();
   EXPECT_EQ(fault.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(fault.message(), HasSubstr("CUDA_ERROR_ILLEGAL_ADDRESS (700)"));

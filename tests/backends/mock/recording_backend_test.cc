@@ -160,6 +160,46 @@ TEST_F(RecordingBackendTest, AllocOverTheMemoryLimitIsResourceExhausted) {
   EXPECT_EQ(small.Alloc(600).status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+TEST_F(RecordingBackendTest, AnAllocationTheHostCannotHoldIsResourceExhaustedNotAnAbort) {
+  RecordingBackend big(RecordingBackend::Options{.memory_limit_bytes = UINT64_MAX});
+  for (uint64_t bytes : {uint64_t{1} << 46, uint64_t{1} << 62, UINT64_MAX - 1}) {
+    auto p = big.Alloc(bytes);
+    EXPECT_EQ(p.status().code(), absl::StatusCode::kResourceExhausted) << bytes;
+  }
+  EXPECT_EQ(big.live_allocations(), 0u);
+  EXPECT_TRUE(big.Alloc(64).ok()) << "the mock keeps working";
+}
+
+TEST_F(RecordingBackendTest, AGridTooLargeToEmulateIsRefusedInsteadOfHanging) {
+  auto out = gpu_.Alloc(64 * sizeof(float));
+  ASSERT_TRUE(out.ok());
+  absl::Status s = KernelLaunch(gpu_, fill_)
+                       .grid({0x7fffffffu, 65535, 1})
+                       .block({64, 1, 1})
+                       .args(FillArgs{.out = *out, .n = 64, .value = 1.0f})
+                       .launch();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("blocks, more than the 268435456 a host emulation walks"));
+  EXPECT_THAT(gpu_.launches(), IsEmpty());
+}
+
+TEST_F(RecordingBackendTest, AnEmulationOverTheWorkBoundIsRefused) {
+  RecordingBackend small(RecordingBackend::Options{.max_emulated_work = 1000});
+  small.RegisterHostKernel("fill", [](const HostLaunch& l, HostMemory&) {
+    return l.ChargeWork(1001);
+  });
+  auto module = small.LoadModule(DescribeModule("demo", kModule));
+  auto out = small.Alloc(64);
+  ASSERT_TRUE(module.ok() && out.ok());
+  absl::Status s = KernelLaunch(small, *small.GetKernel(*module, "fill"))
+                       .grid({1, 1, 1})
+                       .block({64, 1, 1})
+                       .args(FillArgs{.out = *out, .n = 16, .value = 1.0f})
+                       .launch();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("host kernel fill: 1001 operations, over the 1000"));
+}
+
 TEST_F(RecordingBackendTest, RecordHoldsExactlyWhatWasLaunched) {
   auto out = gpu_.Alloc(256 * sizeof(float));
   ASSERT_TRUE(out.ok());

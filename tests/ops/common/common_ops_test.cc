@@ -74,7 +74,7 @@ TEST_F(CommonOpsTest, ScaledAddComputesFmaThenRoundsToBf16) {
   }
   DeviceBuffer d_out = Upload(out);
   DeviceBuffer d_delta = Upload(delta);
-  ASSERT_TRUE(kernels_->Bf16ScaledAdd(d_out.ptr(), d_delta.ptr(), 0.375f, kN).ok());
+  ASSERT_TRUE(kernels_->Bf16ScaledAdd(d_out.span(), d_delta.span(), 0.375f, kN).ok());
   const auto got = Download<uint16_t>(d_out);
   for (uint64_t i = 0; i < kN; ++i) {
     const uint16_t want = FloatToBf16(std::fma(0.375f, Bf16ToFloat(delta[i]), Bf16ToFloat(out[i])));
@@ -87,23 +87,42 @@ TEST_F(CommonOpsTest, FillAndCopyWriteEveryElement) {
   constexpr uint64_t kN = 4099;
   DeviceBuffer a = Upload(std::vector<uint16_t>(kN, 1));
   DeviceBuffer b = Upload(std::vector<uint16_t>(kN, 2));
-  ASSERT_TRUE(kernels_->FillU16(a.ptr(), kBf16Poison, kN).ok());
+  ASSERT_TRUE(kernels_->FillU16(a.span(), kBf16Poison, kN).ok());
   EXPECT_THAT(Download<uint16_t>(a), ::testing::Each(kBf16Poison));
-  ASSERT_TRUE(kernels_->CopyBf16(a.ptr(), b.ptr(), kN).ok());
+  ASSERT_TRUE(kernels_->CopyBf16(a.span(), b.span(), kN).ok());
   EXPECT_THAT(Download<uint16_t>(a), ::testing::Each(uint16_t{2}));
 }
 
 TEST_F(CommonOpsTest, ZeroElementsLaunchNothing) {
   DeviceBuffer a = Upload(std::vector<uint16_t>(8));
-  ASSERT_TRUE(kernels_->FillU16(a.ptr(), 1, 0).ok());
+  ASSERT_TRUE(kernels_->FillU16(a.span(), 1, 0).ok());
   EXPECT_EQ(gpu_.launch_count(), 0u);
 }
 
-TEST_F(CommonOpsTest, ElementCountBeyondTheBufferIsAnOutOfRangeErrorOnTheMock) {
+TEST_F(CommonOpsTest, ElementCountBeyondTheSpanIsRefusedBeforeTheLaunch) {
+  const std::vector<uint16_t> ones(100, 1);
+  DeviceBuffer a = Upload(ones);
+  absl::Status s = kernels_->FillU16(a.span(), 2, 101);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("common_fill_u16: out holds 200 bytes, n=101 elements need 202"));
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+  EXPECT_EQ(Download<uint16_t>(a), ones);
+}
+
+TEST_F(CommonOpsTest, ElementCountBeyondTheBufferBehindAnUncheckedSpanIsCaughtByTheMock) {
   DeviceBuffer a = Upload(std::vector<uint16_t>(100));
-  absl::Status s = kernels_->FillU16(a.ptr(), 1, 101);
+  absl::Status s = kernels_->FillU16(DeviceSpan::Unchecked(a.ptr()), 1, 101);
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("common_fill_u16 argument #0 (out)"));
+}
+
+TEST_F(CommonOpsTest, MisalignedOrNullSpansAreRefused) {
+  DeviceBuffer a = Upload(std::vector<uint16_t>(100));
+  EXPECT_THAT(kernels_->CopyBf16(*a.span().Slice(1, 10), a.span(), 4).message(),
+              HasSubstr("dst at 0x"));
+  EXPECT_THAT(kernels_->Bf16ScaledAdd(a.span(), DeviceSpan(), 1.0f, 4).message(),
+              HasSubstr("delta is null"));
+  EXPECT_EQ(gpu_.launch_count(), 0u);
 }
 
 }  // namespace

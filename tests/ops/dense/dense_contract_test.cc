@@ -3,6 +3,7 @@
 // emulation catching a launcher with swapped grid axes, an under-sized workspace and a wrong ldb.
 // (The golden launch traces and the numerics run for every family: tests/ops/family_test.cc.)
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -46,8 +47,15 @@ class DenseContractTest : public ::testing::Test {
       *p = *buf;
     }
   }
+  // Stand-in operands: the mock records without executing, so the launch contracts are tested
+  // through unchecked spans (the extent checks have their own tests below).
   GemmArgs Args(uint32_t m, uint32_t n, uint32_t k) const {
-    return GemmArgs{.a = a_, .b = b_, .c = c_, .m = m, .n = n, .k = k};
+    return GemmArgs{.a = DeviceSpan::Unchecked(a_),
+                    .b = DeviceSpan::Unchecked(b_),
+                    .c = DeviceSpan::Unchecked(c_),
+                    .m = m,
+                    .n = n,
+                    .k = k};
   }
   mock::RecordingBackend gpu_;
   std::optional<DenseGemm> dense_;
@@ -110,7 +118,7 @@ TEST_F(DenseContractTest, PipelinedLaunches128By128TilesWith256Threads) {
 TEST_F(DenseContractTest, SplitKLaunchesPartialThenReduceOverTheWorkspace) {
   GemmArgs args = Args(4, 200, 4096);
   args.splits = 8;
-  args.workspace = ws_;
+  args.workspace = DeviceSpan::Unchecked(ws_);
   EXPECT_EQ(dense_->WorkspaceBytes(Variant::kSplitK, args), 8u * 4 * 200 * 4);
   ASSERT_TRUE(dense_->Run(Variant::kSplitK, args).ok());
   EXPECT_THAT(gpu_.launches(),
@@ -154,9 +162,9 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"LdbNotMultipleOf8", Variant::kPipelinedLdb, [](GemmArgs& a) { a.ldb = 260; },
                 "ldb=260 must be >= k=256 and a multiple of 8"},
         Refusal{"EmptyProblem", Variant::kScalar, [](GemmArgs& a) { a.m = 0; }, "empty problem"},
-        Refusal{"NullPointer", Variant::kRouter, [](GemmArgs& a) { a.c = DevicePtr(); },
+        Refusal{"NullPointer", Variant::kRouter, [](GemmArgs& a) { a.c = DeviceSpan(); },
                 "must be non-null"},
-        Refusal{"MisalignedA", Variant::kTensorCore, [](GemmArgs& a) { a.a = a.a.offset(2); },
+        Refusal{"MisalignedA", Variant::kTensorCore, [](GemmArgs& a) { a.a = DeviceSpan::Unchecked(a.a.ptr().offset(2)); },
                 "a at 0x7f0000000002 is not 16-byte aligned"},
         Refusal{"SplitKWithoutWorkspace", Variant::kSplitK, [](GemmArgs& a) { a.splits = 4; },
                 "needs a workspace of 65536 bytes"},
@@ -171,16 +179,43 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"UndersizedStatedWorkspace", Variant::kWgmma128x128SplitK,
                 [](GemmArgs& a) {
                   a.splits = 2;
-                  a.workspace = a.c;
-                  a.workspace_bytes = 32767;
+                  a.workspace = DeviceSpan(a.c.ptr(), 32767);
                 },
-                "workspace_bytes=32767 is less than the 32768 bytes 2 splits need"}),
+                "workspace holds 32767 bytes, 2 splits of m=16 x n=256 FP32 partials "
+                "(WorkspaceBytes) need 32768"},
+        Refusal{"MisalignedWorkspace", Variant::kSplitK,
+                [](GemmArgs& a) {
+                  a.splits = 2;
+                  a.workspace = DeviceSpan::Unchecked(a.c.ptr().offset(4));
+                },
+                "is not 8-byte aligned (FP32 partials are stored two at a time)"},
+        Refusal{"ShortA", Variant::kTensorCore,
+                [](GemmArgs& a) { a.a = DeviceSpan(a.a.ptr(), 16 * 256 * 2 - 2); },
+                "dense_gemm_bf16_tc: a holds 8190 bytes, m=16 rows of k=256 BF16 need 8192"},
+        Refusal{"ShortBForItsStride", Variant::kTensorCoreLdb,
+                [](GemmArgs& a) {
+                  a.ldb = 264;
+                  a.b = DeviceSpan(a.b.ptr(), 256 * 256 * 2);
+                },
+                "b holds 131072 bytes, n=256 rows of k=256 BF16, ldb=264 apart, need 135152"},
+        Refusal{"ShortC", Variant::kScalar, [](GemmArgs& a) { a.c = DeviceSpan(a.c.ptr(), 64); },
+                "c holds 64 bytes, m=16 rows of n=256 BF16 need 8192"},
+        Refusal{"SplitsForAVariantThatDoesNotSplit", Variant::kTensorCore,
+                [](GemmArgs& a) { a.splits = 4; }, "splits=4: the kernel does not split K"},
+        Refusal{"ScaleForAVariantWithoutOne", Variant::kRouter, [](GemmArgs& a) { a.scale = 0.5f; },
+                "scale=0.5: only tc_scaled_acc takes a scale"},
+        Refusal{"NonFiniteScale", Variant::kTensorCoreScaledAcc,
+                [](GemmArgs& a) { a.scale = std::numeric_limits<float>::quiet_NaN(); },
+                "scale=nan is not finite"},
+        Refusal{"ProblemWhoseGridWraps", Variant::kTensorCore,
+                [](GemmArgs& a) { a.m = 0xFFFFFFFFu; },
+                "m=4294967295, n=256 need a grid of (4, 268435456, 1), over the device limit"}),
     [](const auto& info) { return info.param.name; });
 
 TEST_F(DenseContractTest, PlanHoldsEveryLaunchWithItsSplitsAndWorkspace) {
   GemmArgs args = Args(4, 200, 4096);
   args.splits = 8;
-  args.workspace = ws_;
+  args.workspace = DeviceSpan::Unchecked(ws_);
   auto plan = dense_->Plan(Variant::kSplitK, args);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->variant, Variant::kSplitK);
@@ -214,7 +249,7 @@ TEST_F(DenseContractTest, WgmmaSplitKLaunchesUnitsThenReducesInSplitOrder) {
   GemmArgs args = Args(128, 4096, 14336);  // 32 tiles of 128 x 128 on 132 SMs: 4 splits
   EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x128SplitK, args), 4u);
   EXPECT_EQ(dense_->WorkspaceBytes(Variant::kWgmma128x128SplitK, args), 4u * 128 * 4096 * 4);
-  args.workspace = ws_;
+  args.workspace = DeviceSpan::Unchecked(ws_);
   ASSERT_TRUE(dense_->Run(Variant::kWgmma128x128SplitK, args).ok());
   EXPECT_THAT(
       gpu_.launches(),
@@ -229,10 +264,11 @@ TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
   const uint64_t need = dense_->GemmWorkspaceBytes(args);
   EXPECT_EQ(need, dense_->WorkspaceBytes(Variant::kWgmma128x128SplitK, args));
   EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128) << "no workspace given";
-  args.workspace = ws_;
-  args.workspace_bytes = need - 1;
+  args.workspace = DeviceSpan(ws_, need - 1);
   EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128) << "workspace too small";
-  args.workspace_bytes = need;
+  args.workspace = DeviceSpan::Unchecked(ws_);
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128) << "workspace of unknown size";
+  args.workspace = DeviceSpan(ws_, need);
   EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128SplitK);
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 151937, 4096)), 0u) << "1187 tiles: no split";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 6144, 4096)), 0u) << "48 tiles: 2 splits";
@@ -320,7 +356,8 @@ TEST(DenseDispatchTest, PrefillFallsBackToPipelinedOnATargetWithoutSm90a) {
   EXPECT_FALSE(dense->Ships(Variant::kWgmma128x256));
   EXPECT_TRUE(dense->kernel(Variant::kWgmma128x256).is_null());
   auto a = ampere.Alloc(64);
-  GemmArgs args{.a = *a, .b = *a, .c = *a, .m = 4096, .n = 4096, .k = 4096};
+  const DeviceSpan any = DeviceSpan::Unchecked(*a);
+  GemmArgs args{.a = any, .b = any, .c = any, .m = 4096, .n = 4096, .k = 4096};
   EXPECT_EQ(*dense->Pick(args), Variant::kPipelined);
   args.m = 1;
   EXPECT_EQ(*dense->Pick(args), Variant::kGemvM8);
@@ -342,7 +379,8 @@ TEST(DenseDispatchTest, PrefillFallsBackToScalarWhenThePipelinedKernelIsNotShipp
   EXPECT_FALSE(dense->Ships(Variant::kPipelined));
   EXPECT_TRUE(dense->kernel(Variant::kPipelined).is_null());
   auto a = gpu.Alloc(64);
-  GemmArgs args{.a = *a, .b = *a, .c = *a, .m = 512, .n = 512, .k = 512};
+  const DeviceSpan any = DeviceSpan::Unchecked(*a);
+  GemmArgs args{.a = any, .b = any, .c = any, .m = 512, .n = 512, .k = 512};
   EXPECT_EQ(*dense->Pick(args), Variant::kScalar);
   ASSERT_TRUE(dense->Gemm(args).ok());
   EXPECT_THAT(gpu.launches(), ElementsAre(KernelNamed("dense_gemm_bf16")));
@@ -404,29 +442,107 @@ TEST_F(DenseEmulationTest, LauncherWithSwappedGridAxesLeavesOutputsUnwritten) {
   EXPECT_EQ(correct.unwritten, 0u);
 }
 
-TEST_F(DenseEmulationTest, UnderSizedWorkspaceIsAnOutOfBoundsErrorNamingTheArgument) {
+// Through a sized span the op refuses an undersized workspace itself; through an unchecked one
+// (the caller's word for the extent) the emulation still catches the overrun.
+TEST_F(DenseEmulationTest, UnderSizedWorkspaceIsRefusedAndCaughtBehindAnUncheckedSpan) {
   constexpr uint32_t m = 4, n = 64, k = 256;
   DeviceBuffer a = Upload(Random(m * k));
   DeviceBuffer b = Upload(Random(n * k));
   DeviceBuffer c = Upload(std::vector<uint16_t>(m * n));
-  GemmArgs args{.a = a.ptr(), .b = b.ptr(), .c = c.ptr(), .m = m, .n = n, .k = k, .splits = 4};
+  GemmArgs args{.a = a.span(), .b = b.span(), .c = c.span(), .m = m, .n = n, .k = k, .splits = 4};
   auto ws = DeviceBuffer::Allocate(gpu_, dense_->WorkspaceBytes(Variant::kSplitK, args) / 2);
   ASSERT_TRUE(ws.ok());
-  args.workspace = ws->ptr();
+  args.workspace = ws->span();
   absl::Status s = dense_->Run(Variant::kSplitK, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("workspace holds 2048 bytes, 4 splits of m=4 x n=64 FP32 "
+                                     "partials (WorkspaceBytes) need 4096"));
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+  args.workspace = DeviceSpan::Unchecked(ws->ptr());
+  s = dense_->Run(Variant::kSplitK, args);
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("dense_gemm_bf16_splitk_partial argument #2 (workspace)"));
 }
 
-TEST_F(DenseEmulationTest, WrongLdbReadsPastTheWeightAndIsCaught) {
+TEST_F(DenseEmulationTest, WrongLdbIsRefusedAndCaughtBehindAnUncheckedSpan) {
   constexpr uint32_t m = 2, n = 64, k = 64;
   DeviceBuffer a = Upload(Random(m * k));
   DeviceBuffer b = Upload(Random(n * k));  // packed: rows k apart
   DeviceBuffer c = Upload(std::vector<uint16_t>(m * n));
-  GemmArgs args{.a = a.ptr(), .b = b.ptr(), .c = c.ptr(), .m = m, .n = n, .k = k, .ldb = k + 64};
+  GemmArgs args{.a = a.span(), .b = b.span(), .c = c.span(), .m = m, .n = n, .k = k, .ldb = k + 64};
   absl::Status s = dense_->Run(Variant::kTensorCoreLdb, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("b holds 8192 bytes"));
+  args.b = DeviceSpan::Unchecked(b.ptr());
+  s = dense_->Run(Variant::kTensorCoreLdb, args);
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("dense_gemm_bf16_tc_ldb argument #1 (b)"));
+}
+
+TEST_F(DenseEmulationTest, AProblemTooLargeToEmulateIsRefusedNotRunForHours) {
+  DeviceBuffer a = Upload(Random(64));
+  const DeviceSpan any = DeviceSpan::Unchecked(a.ptr());
+  GemmArgs args{.a = any, .b = any, .c = any, .m = 4096, .n = 151936, .k = 4096};
+  absl::Status s = dense_->Run(Variant::kTensorCore, args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("host kernel dense_gemm_bf16_tc: 2549063090176 operations"));
+}
+
+TEST_F(DenseEmulationTest, ARefusedCallWritesNothing) {
+  constexpr uint32_t m = 16, n = 64, k = 64;
+  DeviceBuffer a = Upload(Random(m * k));
+  DeviceBuffer b = Upload(Random(n * k));
+  const std::vector<uint16_t> poisoned(m * n, common::kBf16Poison);
+  DeviceBuffer c = Upload(poisoned);
+  GemmArgs args{.a = a.span(),
+                .b = b.span(),
+                .c = DeviceSpan(c.ptr(), c.bytes() - 2),
+                .m = m,
+                .n = n,
+                .k = k};
+  for (const VariantSpec& spec : kVariants.rows()) {
+    EXPECT_FALSE(dense_->Run(spec.variant, args).ok()) << spec.name;
+  }
+  EXPECT_FALSE(dense_->Gemm(args).ok());
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+  EXPECT_EQ(Download(c), poisoned);
+}
+
+TEST_F(DenseEmulationTest, TheDispatcherRefusesAMisalignedOperandInsteadOfFallingToScalar) {
+  constexpr uint32_t m = 16, n = 64, k = 64;
+  auto a = DeviceBuffer::Allocate(gpu_, m * k * 2 + 2);
+  DeviceBuffer b = Upload(Random(n * k));
+  DeviceBuffer c = Upload(std::vector<uint16_t>(m * n));
+  ASSERT_TRUE(a.ok());
+  GemmArgs args{
+      .a = *a->span().Slice(2, m * k * 2), .b = b.span(), .c = c.span(), .m = m, .n = n, .k = k};
+  absl::Status s = dense_->Gemm(args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("is not 16-byte aligned: every variant but scalar"));
+  EXPECT_TRUE(dense_->Run(Variant::kScalar, args).ok()) << "the scalar kernel, asked for by name";
+}
+
+TEST_F(DenseEmulationTest, GivenSplitsTheDispatcherRunsASplitKVariantOrSaysWhyNot) {
+  constexpr uint32_t m = 4, n = 64, k = 256;
+  DeviceBuffer a = Upload(Random(m * k));
+  DeviceBuffer b = Upload(Random(n * k));
+  DeviceBuffer c = Upload(std::vector<uint16_t>(m * n));
+  auto ws = DeviceBuffer::Allocate(gpu_, 4 * m * n * 4);
+  ASSERT_TRUE(ws.ok());
+  GemmArgs args{.a = a.span(),
+                .b = b.span(),
+                .c = c.span(),
+                .m = m,
+                .n = n,
+                .k = k,
+                .workspace = ws->span(),
+                .splits = 4};
+  ASSERT_TRUE(dense_->Gemm(args).ok());
+  EXPECT_EQ(gpu_.launches().at(0).kernel, "dense_gemm_bf16_wgmma_128x128_splitk");
+  args.splits = 100000;
+  absl::Status s = dense_->Gemm(args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("splits=100000 is outside 1..64"));
 }
 
 TEST_F(DenseEmulationTest, KernelLaunchedWithTheWrongBlockIsRefusedByItsEmulation) {

@@ -30,8 +30,9 @@ std::string Tool() {
   return env != nullptr && *env != '\0' ? env : GPUOPS_TOOL;
 }
 
-Result RunTool(const std::string& args) {
-  const std::string command = StrCat("GPUOPS_BACKEND= ", Tool(), " ", args, " 2>&1");
+// Runs the tool with `args`, and `env` (NAME=VALUE ...) in its environment.
+Result RunTool(const std::string& args, const std::string& env = "") {
+  const std::string command = StrCat("GPUOPS_BACKEND= ", env, " ", Tool(), " ", args, " 2>&1");
   Result r;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -46,6 +47,7 @@ struct UsageError {
   std::string name;
   std::string args;
   std::string message;
+  std::string env = "";
 };
 
 void PrintTo(const UsageError& e, std::ostream* os) { *os << e.name << ": gpuops " << e.args; }
@@ -53,7 +55,7 @@ void PrintTo(const UsageError& e, std::ostream* os) { *os << e.name << ": gpuops
 class GpuopsUsageErrors : public ::testing::TestWithParam<UsageError> {};
 
 TEST_P(GpuopsUsageErrors, ExitWithCode2AndSayWhy) {
-  const Result r = RunTool(GetParam().args);
+  const Result r = RunTool(GetParam().args, GetParam().env);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr(GetParam().message));
 }
@@ -79,11 +81,47 @@ INSTANTIATE_TEST_SUITE_P(
                    "dense takes no parameter 'x'"},
         UsageError{"TraceShapeTheVariantCannotRun", "trace dense.tc --m 1 --n 151937 --k 4096",
                    "n=151937 is not a multiple of 8"},
+        UsageError{"TraceOctalLookingShape", "trace dense --m 010 --n 64 --k 64",
+                   "m='010' is not a decimal integer"},
+        UsageError{"TraceNegativeShape", "trace dense --m -5 --n 64 --k 64",
+                   "m='-5' is not a decimal integer"},
+        UsageError{"TraceShapeOverThirtyTwoBits", "trace dense --m 4294967296 --n 64 --k 64",
+                   "m='4294967296' is not a decimal integer in 0..4294967295"},
+        UsageError{"TraceSplitsNoVariantCanTake", "trace dense --m 4 --n 64 --k 256 --splits 100000",
+                   "splits=100000 is outside 1..64"},
+        UsageError{"TraceSplitsForAVariantThatDoesNotSplit",
+                   "trace dense.tc --m 4 --n 64 --k 256 --splits 2", "does not split K"},
+        UsageError{"TraceNanScale", "trace dense.tc_scaled_acc --m 1 --n 64 --k 64 --scale nan",
+                   "scale='nan' is not a finite number"},
+        UsageError{"TraceScaleForAVariantWithoutOne", "trace dense.tc --m 1 --n 64 --k 64 --scale 2",
+                   "only tc_scaled_acc takes a scale"},
+        UsageError{"TraceMalformedParam", "trace dense --m 1 --n 64 --k 64 --param ldb",
+                   "--param 'ldb' is not NAME=VALUE"},
+        UsageError{"TraceAGridPastTheDevice", "trace dense.tc --m 4294967295 --n 64 --k 64",
+                   "over the device limit"},
+        UsageError{"CheckSeedNotANumber", "check --backend mock --op common.fill",
+                   "GPUOPS_SEED='notanumber' is not a decimal integer", "GPUOPS_SEED=notanumber"},
+        UsageError{"CheckSeedWithTrailingText", "check --backend mock --op common.fill",
+                   "GPUOPS_SEED='12abc'", "GPUOPS_SEED=12abc"},
+        UsageError{"CheckNegativeSeed", "check --backend mock --op common.fill",
+                   "GPUOPS_SEED='-5'", "GPUOPS_SEED=-5"},
+        UsageError{"InfoUnknownBackendInTheEnvironment", "info",
+                   "GPUOPS_BACKEND=bogus names no backend", "GPUOPS_BACKEND=bogus"},
+        UsageError{"CheckUnknownBackendInTheEnvironment", "check",
+                   "GPUOPS_BACKEND=bogus names no backend", "GPUOPS_BACKEND=bogus"},
         UsageError{"PerfOnTheMock", "perf --backend mock", "use --backend cuda"},
+        UsageError{"PerfNegativeShape", "perf --shapes none --shape -1,2,3", "is not M,N,K"},
+        UsageError{"PerfOctalIterations", "perf --iterations 030", "--iterations '030'"},
+        UsageError{"PerfBatchWithTrailingText", "perf --batch 10x", "--batch '10x'"},
+        UsageError{"PerfBadOnlyRegex", "perf --only '['", "is not a valid regular expression"},
+        UsageError{"PerfOnlyMatchesNothing", "perf --only nothing_like_this",
+                   "no shape matches --only"},
         UsageError{"PerfBadShape", "perf --shapes none --shape 1,2", "is not M,N,K"},
-        UsageError{"PerfTooFewIterations", "perf --iterations 5", ">= 20"},
+        UsageError{"PerfTooFewIterations", "perf --iterations 5",
+                   "--iterations '5' is not a decimal integer in 20..100000"},
         UsageError{"PerfUnknownOp", "perf --op dense.fast", "no op matches --op 'dense.fast'"},
-        UsageError{"PerfZeroBatch", "perf --batch 0", "--batch 0 is outside 1..1000"}),
+        UsageError{"PerfZeroBatch", "perf --batch 0",
+                   "--batch '0' is not a decimal integer in 1..1000"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(GpuopsCliTest, HelpExitsZeroForEverySubcommand) {

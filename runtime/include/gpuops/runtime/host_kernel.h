@@ -32,15 +32,26 @@ namespace gpuops {
 
 class HostLaunch {
  public:
+  // `work_limit`: the most work (ChargeWork) the backend lets this emulation do.
   HostLaunch(std::string_view kernel, Dim3 grid, Dim3 block, uint32_t shared_mem_bytes,
-             absl::Span<const LaunchArg> args)
-      : kernel_(kernel), grid_(grid), block_(block), shared_mem_(shared_mem_bytes), args_(args) {}
+             absl::Span<const LaunchArg> args, uint64_t work_limit = UINT64_MAX)
+      : kernel_(kernel),
+        grid_(grid),
+        block_(block),
+        shared_mem_(shared_mem_bytes),
+        args_(args),
+        work_limit_(work_limit) {}
 
   std::string_view kernel() const { return kernel_; }
   Dim3 grid() const { return grid_; }
   Dim3 block() const { return block_; }
   uint32_t shared_mem_bytes() const { return shared_mem_; }
   size_t arg_count() const { return args_.size(); }
+
+  // An emulation states up front the work it is about to do (multiply-adds, or elements
+  // touched); kResourceExhausted naming the kernel when that exceeds the backend's bound, so a
+  // huge problem is refused instead of running for hours.
+  absl::Status ChargeWork(uint64_t work) const;
 
   // The launch's arguments as the struct they were packed from (GPUOPS_KERNEL_ARGS), read by
   // name; kInvalidArgument naming the kernel and argument when the count or a size differs.
@@ -64,6 +75,7 @@ class HostLaunch {
   Dim3 block_;
   uint32_t shared_mem_;
   absl::Span<const LaunchArg> args_;
+  uint64_t work_limit_;
 };
 
 // Device memory as a host kernel sees it.
@@ -80,6 +92,10 @@ class HostMemory {
     if (ptr.address() % alignof(T) != 0) {
       return absl::InvalidArgumentError(std::string(what) +
                                         ": address is not aligned for its type");
+    }
+    if (count > UINT64_MAX / sizeof(T)) {
+      return absl::OutOfRangeError(std::string(what) + ": " + std::to_string(count) +
+                                   " elements do not fit a 64-bit extent");
     }
     auto bytes = Bytes(ptr, count * sizeof(T), what);
     if (!bytes.ok()) return bytes.status();

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/device_span.h"
 #include "gpuops/runtime/types.h"
 
 namespace gpuops {
@@ -82,6 +83,8 @@ class DeviceBuffer {
 
   DevicePtr ptr() const { return ptr_; }
   uint64_t bytes() const { return bytes_; }
+  // The whole buffer as an op operand.
+  DeviceSpan span() const { return DeviceSpan(ptr_, bytes_); }
   absl::Status Release();
 
   // Whole-buffer typed copies; kInvalidArgument when the sizes differ.

@@ -112,4 +112,13 @@ bool ParseUnsigned(std::string_view text, T* out, int base = 10) {
   return r.ec == std::errc() && r.ptr == text.data() + text.size();
 }
 
+// Parses all of `text` as a plain decimal: digits only, no sign, base prefix or leading zero, so
+// that "010" is refused instead of read as octal (or as ten), and "12abc" or "-5" fail.
+template <typename T>
+requires std::unsigned_integral<T>
+bool ParseDecimal(std::string_view text, T* out) {
+  if (text.size() > 1 && text[0] == '0') return false;
+  return ParseUnsigned(text, out, 10);
+}
+
 }  // namespace gpuops

@@ -67,6 +67,12 @@ class RecordingBackend final : public GpuBackend {
     const HostKernelRegistry* host_kernels = &GlobalHostKernels();
     // Total bytes of shadow memory allocations may hold at once.
     uint64_t memory_limit_bytes = uint64_t{8} << 30;
+    // Work bounds of one executed launch, so that nothing hangs: the blocks an emulation walks
+    // (a launch over more is refused before it is recorded), and the multiply-adds or element
+    // operations it may do (an emulation over it is refused with kResourceExhausted; about a
+    // minute of one core at the default).
+    uint64_t max_emulated_blocks = uint64_t{1} << 28;
+    uint64_t max_emulated_work = uint64_t{1} << 36;
   };
 
   // An H200-like device: sm_90a, 132 SMs, 227 KB opt-in shared memory.

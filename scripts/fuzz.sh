@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz preset: clang 14 with ASan + UBSan) and runs each for
-# SECONDS (default 60), JOBS at a time (default 2). Usage: scripts/fuzz.sh [SECONDS] [JOBS]
+# SECONDS (default 60), JOBS at a time (default 2). Usage: scripts/fuzz.sh [SECONDS] [JOBS];
+# TARGETS="fuzz_ops" runs only the ones named.
 # Corpora grow under build/fuzz/corpus/<target>; crashes land in build/fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,6 @@ run() {
   echo "ok: $t: $(grep -E 'stat::number_of_executed_units' $out/$t.log | awk '{print $2}') runs, no crash"
 }
 export -f run; export out seconds
-printf '%s\n' fuzz_elf fuzz_nvinfo fuzz_fatbin fuzz_signatures |
+printf '%s\n' ${TARGETS:-fuzz_elf fuzz_nvinfo fuzz_fatbin fuzz_signatures fuzz_ops} |
   xargs -P "$jobs" -I{} bash -c 'run {}' || status=1
 exit $status

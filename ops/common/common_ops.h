@@ -32,6 +32,7 @@ inline constexpr std::string_view kCopyKernel = "common_copy_bf16";
 // The poison pattern tests fill outputs with: a quiet BF16 NaN no kernel produces.
 inline constexpr uint16_t kBf16Poison = 0x7fa5;
 
+// Thread safety: Load and every const method may be called from several threads at once.
 class CommonKernels {
  public:
   // Loads the family's module on `gpu` and registers its host kernels (for the mock).

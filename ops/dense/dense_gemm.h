@@ -8,6 +8,10 @@
 //   GPUOPS_RETURN_IF_ERROR(dense.Gemm(args, stream));          // the dispatcher's pick
 //   GPUOPS_RETURN_IF_ERROR(dense.Run(Variant::kRouter, args));  // or one variant
 //
+// Thread safety: Load may be called from several threads at once; a loaded DenseGemm's const
+// methods too (each thread on its own stream, or ordering its streams itself). A plan holds its
+// launches by value and may be run from several threads.
+//
 // CUTLASS's shape: CanImplement (shapes, alignment, workspace) -> WorkspaceBytes -> Plan (the
 // variant, its splits and every launch, computed once) -> Run(plan). Plan checks CanImplement, so
 // a call that cannot work never launches; Gemm and Run(variant, args) are Plan then Run.

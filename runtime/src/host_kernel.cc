@@ -28,18 +28,18 @@ absl::Status HostLaunch::CheckArgs(std::string_view list, absl::Span<const ArgFi
 }
 
 void HostKernelRegistry::Register(std::string_view kernel, HostKernelFn fn) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   kernels_[std::string(kernel)] = std::make_shared<const HostKernelFn>(std::move(fn));
 }
 
 std::shared_ptr<const HostKernelFn> HostKernelRegistry::Find(std::string_view kernel) const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = kernels_.find(kernel);
   return it == kernels_.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> HostKernelRegistry::Names() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   std::vector<std::string> names;
   for (const auto& [name, fn] : kernels_) names.push_back(name);
   return names;

@@ -4,6 +4,7 @@
 // run on CUDA only in builds that embed fatbins (the cuda preset).
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gpuops/runtime/bf16.h"
@@ -190,6 +191,88 @@ TEST_P(KernelConformance, GraphOf100LaunchesReplaysWithCorrectResults) {
   ASSERT_TRUE(gpu_->SynchronizeStream(stream->get()).ok());
   // Integers up to 256 are exact in BF16: 200 additions of 1.
   EXPECT_THAT(Download<uint16_t>(acc), ::testing::Each(FloatToBf16(200.0f)));
+}
+
+// backend.h's thread-safety contract: threads launching on their own streams, allocating and
+// freeing, while another thread creates and records events; every thread's result is exact.
+TEST_P(KernelConformance, ThreadsLaunchingOnTheirOwnStreamsAllComplete) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20;  // integers up to 256 are exact in BF16
+  constexpr uint64_t kN = 4099;
+  std::vector<std::string> errors(kThreads + 1);
+  std::vector<std::vector<uint16_t>> results(kThreads);
+  auto fail = [&](int t, const absl::Status& s) {
+    if (errors[t].empty()) errors[t] = std::string(s.message());
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto stream = MakeStream(*gpu_);
+      auto acc = DeviceBuffer::FromHost<uint16_t>(
+          *gpu_, std::vector<uint16_t>(kN, FloatToBf16(static_cast<float>(t))));
+      auto ones =
+          DeviceBuffer::FromHost<uint16_t>(*gpu_, std::vector<uint16_t>(kN, FloatToBf16(1)));
+      if (!stream.ok() || !acc.ok() || !ones.ok()) return fail(t, absl::InternalError("setup"));
+      for (int r = 0; r < kRounds; ++r) {
+        auto scratch = DeviceBuffer::Allocate(*gpu_, kN * 2);
+        if (!scratch.ok()) return fail(t, scratch.status());
+        for (absl::Status s :
+             {common_->CopyBf16(scratch->span(), ones->span(), kN, stream->get()),
+              common_->Bf16ScaledAdd(acc->span(), scratch->span(), 1.0f, kN, stream->get()),
+              gpu_->SynchronizeStream(stream->get())}) {
+          if (!s.ok()) return fail(t, s);
+        }
+      }
+      auto host = acc->ToHost<uint16_t>();
+      if (!host.ok()) return fail(t, host.status());
+      results[t] = *std::move(host);
+    });
+  }
+  threads.emplace_back([&] {
+    for (int i = 0; i < 50; ++i) {
+      auto a = MakeEvent(*gpu_);
+      if (!a.ok()) return fail(kThreads, a.status());
+      if (absl::Status s = gpu_->RecordEvent(a->get()); !s.ok()) return fail(kThreads, s);
+    }
+  });
+  for (auto& th : threads) th.join();
+  EXPECT_THAT(errors, ::testing::Each(""));
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_THAT(results[t], ::testing::Each(FloatToBf16(static_cast<float>(t + kRounds))))
+        << "thread " << t;
+  }
+}
+
+// Threads raising a kernel's shared-memory allowance at once: every launch is accepted (the
+// opt-in is raised to the largest request, never lowered under another thread's launch).
+TEST_P(KernelConformance, ThreadsRaisingTheSharedMemoryOptInAtOnceAllLaunch) {
+  auto module = gpu_->LoadModule(ops::testkit::EmbeddedModuleImage());
+  ASSERT_TRUE(module.ok());
+  auto noop = gpu_->GetKernel(*module, "testkit_noop");
+  ASSERT_TRUE(noop.ok());
+  const uint32_t limit = gpu_->device_info().shared_mem_per_block_optin;
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto stream = MakeStream(*gpu_);
+      if (!stream.ok()) return;
+      for (int i = 0; i < 25; ++i) {
+        const uint32_t bytes = limit - static_cast<uint32_t>(((i + t) % 4) * 1024);
+        absl::Status s = KernelLaunch(*gpu_, *noop)
+                             .grid({1, 1, 1})
+                             .block({32, 1, 1})
+                             .shared_mem(bytes)
+                             .launch(stream->get());
+        if (!s.ok() && errors[t].empty()) errors[t] = std::string(s.message());
+      }
+      if (absl::Status s = gpu_->SynchronizeStream(stream->get()); !s.ok() && errors[t].empty()) {
+        errors[t] = std::string(s.message());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_THAT(errors, ::testing::Each(""));
 }
 
 TEST_P(BackendConformance, CaptureRefusesHostCopiesAndTheDefaultStream) {

@@ -1,6 +1,8 @@
 #include "gpuops/runtime/registry.h"
 
 #include <cstdlib>
+#include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gpuops/mock/recording_backend.h"
@@ -85,6 +87,42 @@ TEST_F(RegistryTest, NoAvailableBackendSaysWhy) {
   auto name = r.ResolveAuto();
   EXPECT_EQ(name.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(name.status().message(), HasSubstr("cuda: no driver"));
+}
+
+}  // namespace
+}  // namespace gpuops
+
+namespace gpuops {
+namespace {
+
+// The registry's const methods from several threads at once, each thread then using the backend
+// it created (registry.h's contract).
+TEST(RegistryConcurrencyTest, SeveralThreadsResolveCreateAndUseBackendsAtOnce) {
+  BackendRegistry registry;
+  ASSERT_TRUE(
+      registry
+          .Register(BackendFactory{.name = "mock",
+                                   .probe = [] { return absl::OkStatus(); },
+                                   .create = []() -> absl::StatusOr<std::unique_ptr<GpuBackend>> {
+                                     return std::make_unique<mock::RecordingBackend>();
+                                   }})
+          .ok());
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  std::vector<int> created(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        auto name = registry.ResolveAuto();
+        auto gpu = registry.Create("auto");
+        if (!name.ok() || *name != "mock" || !gpu.ok() || !registry.Probe("mock").ok()) return;
+        if (!(*gpu)->Alloc(64).ok()) return;
+        ++created[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_THAT(created, ::testing::Each(50));
 }
 
 }  // namespace

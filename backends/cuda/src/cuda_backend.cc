@@ -11,9 +11,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/synchronization/mutex.h"
 #include "gpuops/cuda/driver_api.h"
 #include "gpuops/runtime/module_signatures.h"
+#include "gpuops/runtime/mutex.h"
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 
@@ -49,7 +49,7 @@ class CudaBackend final : public GpuBackend {
         if (module->module != nullptr) api_.cuModuleUnload(module->module);
       }
       for (CUgraphExec g : graphs_) api_.cuGraphExecDestroy(g);
-      for (CUevent e : events_) api_.cuEventDestroy(e);
+      for (const auto& [e, recorded] : events_) api_.cuEventDestroy(e);
       for (CUstream s : streams_) api_.cuStreamDestroy(s);
     }
     api_.cuDevicePrimaryCtxRelease(device_);
@@ -60,20 +60,52 @@ class CudaBackend final : public GpuBackend {
 
   absl::StatusOr<DevicePtr> Alloc(uint64_t bytes) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
+    if (bytes > info_.total_memory_bytes) {
+      return absl::ResourceExhaustedError(StrCat(
+          "cuda Alloc: ", bytes, " bytes requested, the device has ", info_.total_memory_bytes));
+    }
     CUdeviceptr ptr = 0;
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuMemAlloc(&ptr, std::max<uint64_t>(bytes, 1)),
                                  StrCat("cuMemAlloc(", bytes, " bytes)")));
+    MutexLock lock(&mu_);
+    allocations_[ptr] = bytes;
+    // The driver reuses addresses: a new allocation ends what was freed there.
+    for (auto it = freed_.lower_bound(ptr); it != freed_.end() && it->first < ptr + bytes;) {
+      it = freed_.erase(it);
+    }
+    if (auto it = freed_.lower_bound(ptr); it != freed_.begin()) {
+      --it;
+      if (it->first + it->second > ptr) freed_.erase(it);
+    }
     return DevicePtr(ptr);
   }
 
   absl::Status Free(DevicePtr ptr) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
+    {
+      MutexLock lock(&mu_);
+      auto it = allocations_.find(ptr.address());
+      if (it == allocations_.end()) {
+        if (freed_.contains(ptr.address())) {
+          return absl::FailedPreconditionError(StrCat("cuda Free: allocation at 0x",
+                                                      Hex(ptr.address()),
+                                                      " was already freed (double free)"));
+        }
+        return absl::InvalidArgumentError(
+            StrCat("cuda Free: 0x", Hex(ptr.address()), " is not the start of an allocation"));
+      }
+      // Remembered for use-after-free and double-free errors, within a bound.
+      if (freed_.size() >= kFreedRemembered) freed_.clear();
+      freed_[it->first] = it->second;
+      allocations_.erase(it);
+    }
     return Check(api_.cuMemFree(ptr.address()), "cuMemFree");
   }
 
   absl::Status CopyToDevice(DevicePtr dst, absl::Span<const std::byte> src,
                             StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToDevice", /*capturable=*/false));
+    GPUOPS_RETURN_IF_ERROR(CheckRange(dst, src.size(), "CopyToDevice dst"));
     if (src.empty()) return absl::OkStatus();
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuMemcpyHtoDAsync(dst.address(), src.data(), src.size(), Native(stream)),
@@ -84,6 +116,7 @@ class CudaBackend final : public GpuBackend {
   absl::Status CopyToHost(absl::Span<std::byte> dst, DevicePtr src,
                           StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToHost", /*capturable=*/false));
+    GPUOPS_RETURN_IF_ERROR(CheckRange(src, dst.size(), "CopyToHost src"));
     if (dst.empty()) return absl::OkStatus();
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuMemcpyDtoHAsync(dst.data(), src.address(), dst.size(), Native(stream)),
@@ -94,6 +127,8 @@ class CudaBackend final : public GpuBackend {
   absl::Status CopyDeviceToDevice(DevicePtr dst, DevicePtr src, uint64_t bytes,
                                   StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyDeviceToDevice", /*capturable=*/true));
+    GPUOPS_RETURN_IF_ERROR(CheckRange(dst, bytes, "CopyDeviceToDevice dst"));
+    GPUOPS_RETURN_IF_ERROR(CheckRange(src, bytes, "CopyDeviceToDevice src"));
     if (bytes == 0) return absl::OkStatus();
     return Check(api_.cuMemcpyDtoDAsync(dst.address(), src.address(), bytes, Native(stream)),
                  "cuMemcpyDtoDAsync");
@@ -102,6 +137,7 @@ class CudaBackend final : public GpuBackend {
   absl::Status Memset(DevicePtr dst, uint8_t value, uint64_t bytes,
                       StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "Memset", /*capturable=*/true));
+    GPUOPS_RETURN_IF_ERROR(CheckRange(dst, bytes, "Memset dst"));
     if (bytes == 0) return absl::OkStatus();
     return Check(api_.cuMemsetD8Async(dst.address(), value, bytes, Native(stream)),
                  "cuMemsetD8Async");
@@ -121,7 +157,7 @@ class CudaBackend final : public GpuBackend {
     for (KernelSignature& k : expected) module->expected.emplace(k.kernel, std::move(k));
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuModuleLoadData(&module->module, image.fatbin.data()),
                                  StrCat("cuModuleLoadData(", image.name, ")")));
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const uint64_t id = next_module_++;
     modules_.emplace(id, std::move(module));
     return ModuleHandle{id};
@@ -129,7 +165,7 @@ class CudaBackend final : public GpuBackend {
 
   absl::Status UnloadModule(ModuleHandle handle) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = modules_.find(handle.id);
     if (it == modules_.end() || it->second->module == nullptr) {
       return absl::InvalidArgumentError(
@@ -142,7 +178,7 @@ class CudaBackend final : public GpuBackend {
 
   absl::StatusOr<KernelHandle> GetKernel(ModuleHandle handle, std::string_view kernel) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = modules_.find(handle.id);
     if (it == modules_.end() || it->second->module == nullptr) {
       return absl::InvalidArgumentError(
@@ -239,7 +275,7 @@ class CudaBackend final : public GpuBackend {
     CUstream s = nullptr;
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     streams_.insert(s);
     return StreamHandle{reinterpret_cast<uint64_t>(s)};
   }
@@ -248,7 +284,7 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     CUstream s = Native(stream);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (s == nullptr || streams_.erase(s) == 0) {
         return absl::InvalidArgumentError(
             StrCat("cuda DestroyStream: stream ", stream.id, " was not created here"));
@@ -267,8 +303,8 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     CUevent e = nullptr;
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuEventCreate(&e, 0), "cuEventCreate"));
-    absl::MutexLock lock(&mu_);
-    events_.insert(e);
+    MutexLock lock(&mu_);
+    events_[e] = false;
     return EventHandle{reinterpret_cast<uint64_t>(e)};
   }
 
@@ -276,7 +312,7 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     auto e = reinterpret_cast<CUevent>(event.id);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (events_.erase(e) == 0) {
         return absl::InvalidArgumentError(
             StrCat("cuda DestroyEvent: event ", event.id, " was not created here"));
@@ -288,14 +324,19 @@ class CudaBackend final : public GpuBackend {
   absl::Status RecordEvent(EventHandle event, StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "RecordEvent", /*capturable=*/true));
     GPUOPS_RETURN_IF_ERROR(CheckEvent(event, "RecordEvent"));
-    return Check(api_.cuEventRecord(reinterpret_cast<CUevent>(event.id), Native(stream)),
-                 "cuEventRecord");
+    GPUOPS_RETURN_IF_ERROR(Check(
+        api_.cuEventRecord(reinterpret_cast<CUevent>(event.id), Native(stream)), "cuEventRecord"));
+    MutexLock lock(&mu_);
+    if (auto it = events_.find(reinterpret_cast<CUevent>(event.id)); it != events_.end()) {
+      it->second = true;
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<float> ElapsedMs(EventHandle start, EventHandle end) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs"));
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs"));
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs", /*recorded=*/true));
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs", /*recorded=*/true));
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuEventSynchronize(reinterpret_cast<CUevent>(end.id)), "cuEventSynchronize"));
     float ms = 0;
@@ -314,7 +355,7 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     CUstream s = Native(stream);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (s == nullptr || !streams_.contains(s)) {
         return absl::InvalidArgumentError(
             StrCat("cuda BeginCapture: stream ", stream.id,
@@ -327,7 +368,7 @@ class CudaBackend final : public GpuBackend {
     }
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                                  "cuStreamBeginCapture"));
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     capturing_.insert(s);
     return absl::OkStatus();
   }
@@ -336,7 +377,7 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     CUstream s = Native(stream);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (capturing_.erase(s) == 0) {
         return absl::FailedPreconditionError(
             StrCat("cuda EndCapture: stream ", stream.id, " is not capturing"));
@@ -349,7 +390,7 @@ class CudaBackend final : public GpuBackend {
         Check(api_.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags");
     api_.cuGraphDestroy(graph);
     GPUOPS_RETURN_IF_ERROR(s2);
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     graphs_.insert(exec);
     return GraphHandle{reinterpret_cast<uint64_t>(exec)};
   }
@@ -358,7 +399,7 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "LaunchGraph", /*capturable=*/false));
     auto exec = reinterpret_cast<CUgraphExec>(graph.id);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (!graphs_.contains(exec)) {
         return absl::InvalidArgumentError(
             StrCat("cuda LaunchGraph: graph ", graph.id, " does not exist"));
@@ -371,7 +412,7 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     auto exec = reinterpret_cast<CUgraphExec>(graph.id);
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (graphs_.erase(exec) == 0) {
         return absl::InvalidArgumentError(
             StrCat("cuda DestroyGraph: graph ", graph.id, " does not exist"));
@@ -386,7 +427,7 @@ class CudaBackend final : public GpuBackend {
   // Fails fast once poisoned; makes the primary context current on this thread.
   absl::Status Enter() {
     if (poisoned_flag_.load(std::memory_order_acquire)) {
-      absl::MutexLock lock(&poison_mu_);
+      MutexLock lock(&poison_mu_);
       return poisoned_;
     }
     return MakeCurrent();
@@ -403,7 +444,7 @@ class CudaBackend final : public GpuBackend {
   absl::Status EnterStream(StreamHandle stream, std::string_view call, bool capturable) {
     GPUOPS_RETURN_IF_ERROR(Enter());
     if (stream.id == 0) return absl::OkStatus();
-    absl::ReaderMutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     CUstream s = Native(stream);
     if (!streams_.contains(s)) {
       return absl::InvalidArgumentError(
@@ -417,11 +458,49 @@ class CudaBackend final : public GpuBackend {
     return absl::OkStatus();
   }
 
-  absl::Status CheckEvent(EventHandle event, std::string_view call) {
-    absl::ReaderMutexLock lock(&mu_);
-    if (!events_.contains(reinterpret_cast<CUevent>(event.id))) {
+  // `recorded`: the event must also have been recorded (ElapsedMs).
+  absl::Status CheckEvent(EventHandle event, std::string_view call, bool recorded = false) {
+    MutexLock lock(&mu_);
+    auto it = events_.find(reinterpret_cast<CUevent>(event.id));
+    if (it == events_.end()) {
       return absl::InvalidArgumentError(
           StrCat("cuda ", call, ": event ", event.id, " was not created here"));
+    }
+    if (recorded && !it->second) {
+      return absl::FailedPreconditionError(
+          StrCat("cuda ", call, ": event ", event.id, " was never recorded"));
+    }
+    return absl::OkStatus();
+  }
+
+  // [ptr, ptr + bytes) as the driver would see it: inside one allocation of this backend, or in
+  // memory it did not allocate (another library's: the driver checks that). A range that starts
+  // in one of ours and runs past its end, or points into one that was freed, is refused here.
+  absl::Status CheckRange(DevicePtr ptr, uint64_t bytes, std::string_view what) {
+    MutexLock lock(&mu_);
+    const uint64_t addr = ptr.address();
+    auto it = allocations_.upper_bound(addr);
+    if (it != allocations_.begin()) {
+      --it;
+      const uint64_t offset = addr - it->first;
+      if (offset < std::max<uint64_t>(it->second, 1)) {
+        if (bytes > it->second - offset) {
+          return absl::OutOfRangeError(StrCat("cuda ", what, ": ", bytes, " bytes at 0x", Hex(addr),
+                                              " run past the end of the allocation (", it->second,
+                                              " bytes at 0x", Hex(it->first), ", offset ", offset,
+                                              ")"));
+        }
+        return absl::OkStatus();
+      }
+    }
+    auto freed = freed_.upper_bound(addr);
+    if (freed != freed_.begin()) {
+      --freed;
+      if (addr - freed->first < std::max<uint64_t>(freed->second, 1)) {
+        return absl::FailedPreconditionError(StrCat("cuda ", what, ": 0x", Hex(addr),
+                                                    " points into an allocation that was freed "
+                                                    "(use after free)"));
+      }
     }
     return absl::OkStatus();
   }
@@ -431,7 +510,7 @@ class CudaBackend final : public GpuBackend {
     if (r == CUDA_SUCCESS) return absl::OkStatus();
     absl::Status s = CudaError(api_, r, call, kernel);
     if (IsStickyError(r)) {
-      absl::MutexLock lock(&poison_mu_);
+      MutexLock lock(&poison_mu_);
       if (!poisoned_flag_.load()) {
         poisoned_ = absl::InternalError(
             StrCat("cuda backend is poisoned by an earlier device fault (every later call fails): ",
@@ -485,15 +564,19 @@ class CudaBackend final : public GpuBackend {
   DeviceInfo info_;
 
   std::atomic<bool> poisoned_flag_{false};
-  absl::Mutex poison_mu_;
+  Mutex poison_mu_;
   absl::Status poisoned_ ABSL_GUARDED_BY(poison_mu_);
 
-  absl::Mutex mu_;
+  Mutex mu_;
   std::map<uint64_t, std::unique_ptr<CudaModule>> modules_ ABSL_GUARDED_BY(mu_);
   uint64_t next_module_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_set<CUstream> streams_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<CUstream> capturing_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<CUevent> events_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<CUevent, bool> events_ ABSL_GUARDED_BY(mu_);  // -> recorded
+  // Live allocations and freed ones, base -> bytes: copies and frees are checked against them.
+  std::map<uint64_t, uint64_t> allocations_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, uint64_t> freed_ ABSL_GUARDED_BY(mu_);
+  static constexpr size_t kFreedRemembered = 1 << 16;
   absl::flat_hash_set<CUgraphExec> graphs_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,5 +1,7 @@
 #include "gpuops/mock/recording_backend.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -99,7 +101,7 @@ class RecordingBackend::ShadowMemory final : public HostMemory {
 
   absl::StatusOr<absl::Span<std::byte>> Bytes(DevicePtr ptr, uint64_t bytes,
                                               std::string_view what) override {
-    absl::MutexLock lock(&backend_.mu_);
+    MutexLock lock(&backend_.mu_);
     auto alloc = backend_.Resolve(ptr, bytes, [&] { return StrCat(kernel_, " ", what); });
     if (!alloc.ok()) return alloc.status();
     pinned_.push_back((*alloc)->data);
@@ -146,7 +148,7 @@ absl::Status RecordingBackend::ConsumeFault(FaultSite site) {
 }
 
 void RecordingBackend::FailNth(FaultSite site, int n, absl::Status status) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   faults_[site].emplace_back(std::max(n, 1), std::move(status));
 }
 
@@ -185,7 +187,7 @@ absl::StatusOr<RecordingBackend::Allocation*> RecordingBackend::Resolve(
 }
 
 absl::StatusOr<DevicePtr> RecordingBackend::Alloc(uint64_t bytes) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(ConsumeFault(FaultSite::kAlloc));
   if (bytes > options_.memory_limit_bytes - live_bytes_) {
     return absl::ResourceExhaustedError(StrCat(
@@ -196,6 +198,14 @@ absl::StatusOr<DevicePtr> RecordingBackend::Alloc(uint64_t bytes) {
     return absl::ResourceExhaustedError(
         StrCat("mock Alloc: ", bytes, " bytes requested, the mock's address space has ",
                kLastAddress - next_address_, " bytes left (addresses are never reused)"));
+  }
+  // More than the host has could only fail later, page by page: refuse it now.
+  static const uint64_t host_bytes =
+      uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (bytes > host_bytes) {
+    return absl::ResourceExhaustedError(StrCat("mock Alloc: ", bytes,
+                                               " bytes requested, more than the host's ",
+                                               host_bytes, " bytes of memory"));
   }
   void* memory = std::calloc(std::max<uint64_t>(bytes, 1), 1);
   if (memory == nullptr) {
@@ -218,7 +228,7 @@ absl::StatusOr<DevicePtr> RecordingBackend::Alloc(uint64_t bytes) {
 }
 
 absl::Status RecordingBackend::Free(DevicePtr ptr) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = allocations_.find(ptr.address());
   if (it == allocations_.end()) {
     return absl::InvalidArgumentError(
@@ -251,7 +261,7 @@ bool RecordingBackend::Capturing(StreamHandle stream) const {
 
 absl::Status RecordingBackend::CopyToDevice(DevicePtr dst, absl::Span<const std::byte> src,
                                             StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "CopyToDevice"));
   if (Capturing(stream)) {
     return absl::FailedPreconditionError(
@@ -264,7 +274,7 @@ absl::Status RecordingBackend::CopyToDevice(DevicePtr dst, absl::Span<const std:
 
 absl::Status RecordingBackend::CopyToHost(absl::Span<std::byte> dst, DevicePtr src,
                                           StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "CopyToHost"));
   if (Capturing(stream)) {
     return absl::FailedPreconditionError(
@@ -283,13 +293,13 @@ absl::Status RecordingBackend::CopyDeviceToDevice(DevicePtr dst, DevicePtr src, 
     if (bytes != 0) std::memmove(d->at(dst.address()), s->at(src.address()), bytes);
     return absl::OkStatus();
   };
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "CopyDeviceToDevice"));
   if (Capturing(stream)) {
     GPUOPS_RETURN_IF_ERROR(Resolve(dst, bytes, "mock CopyDeviceToDevice dst").status());
     GPUOPS_RETURN_IF_ERROR(Resolve(src, bytes, "mock CopyDeviceToDevice src").status());
     capturing_[stream.id]->nodes.push_back([this, copy](GraphHandle g) {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       return copy(g);
     });
     return absl::OkStatus();
@@ -304,12 +314,12 @@ absl::Status RecordingBackend::Memset(DevicePtr dst, uint8_t value, uint64_t byt
     if (bytes != 0) std::memset(a->at(dst.address()), value, bytes);
     return absl::OkStatus();
   };
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "Memset"));
   if (Capturing(stream)) {
     GPUOPS_RETURN_IF_ERROR(Resolve(dst, bytes, "mock Memset dst").status());
     capturing_[stream.id]->nodes.push_back([this, set](GraphHandle g) {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       return set(g);
     });
     return absl::OkStatus();
@@ -318,7 +328,7 @@ absl::Status RecordingBackend::Memset(DevicePtr dst, uint8_t value, uint64_t byt
 }
 
 absl::StatusOr<ModuleHandle> RecordingBackend::LoadModule(const ModuleImage& image) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(ConsumeFault(FaultSite::kLoadModule));
   GPUOPS_ASSIGN_OR_RETURN(std::vector<KernelSignature> signatures,
                           ResolveModuleSignatures(image, options_.device));
@@ -337,7 +347,7 @@ absl::StatusOr<ModuleHandle> RecordingBackend::LoadModule(const ModuleImage& ima
 }
 
 absl::Status RecordingBackend::UnloadModule(ModuleHandle handle) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = modules_.find(handle.id);
   if (it == modules_.end() || !it->second->loaded) {
     return absl::InvalidArgumentError(
@@ -352,7 +362,7 @@ absl::Status RecordingBackend::UnloadModule(ModuleHandle handle) {
 
 absl::StatusOr<KernelHandle> RecordingBackend::GetKernel(ModuleHandle handle,
                                                          std::string_view kernel) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = modules_.find(handle.id);
   if (it == modules_.end() || !it->second->loaded) {
     return absl::InvalidArgumentError(
@@ -395,7 +405,7 @@ absl::Status RecordingBackend::RecordAndExecute(LaunchRecord record,
                                                 std::shared_ptr<const HostKernelFn> fn) {
   std::optional<LaunchRecord> executed;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const LaunchRecord& recorded = Record(std::move(record));
     if (fn != nullptr) executed = recorded;  // a copy the emulation reads outside the lock
   }
@@ -426,7 +436,7 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
   std::optional<LaunchRecord> executed;
   {
     LaunchRecord record;
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     const KernelInfo* info = request.kernel.info();
     auto known = kernels_.find(info);
     if (info == nullptr || known == kernels_.end()) {
@@ -485,20 +495,20 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
 
 absl::StatusOr<TensorMapBytes> RecordingBackend::EncodeTensorMap(const TensorMapDesc& desc) {
   GPUOPS_RETURN_IF_ERROR(ValidateTensorMapDesc(desc));
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(Resolve(desc.global_address, 0, "mock EncodeTensorMap").status());
   return EncodeHostTensorMap(desc);
 }
 
 absl::StatusOr<StreamHandle> RecordingBackend::CreateStream() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   const uint64_t id = next_stream_id_++;
   streams_[id] = false;
   return StreamHandle{id};
 }
 
 absl::Status RecordingBackend::DestroyStream(StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (stream.id == 0 || streams_.erase(stream.id) == 0) {
     return absl::InvalidArgumentError(
         StrCat("mock DestroyStream: stream ", stream.id, " does not exist"));
@@ -508,19 +518,19 @@ absl::Status RecordingBackend::DestroyStream(StreamHandle stream) {
 }
 
 absl::Status RecordingBackend::SynchronizeStream(StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return CheckStream(stream, "SynchronizeStream");
 }
 
 absl::StatusOr<EventHandle> RecordingBackend::CreateEvent() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   const uint64_t id = next_event_id_++;
   events_[id] = absl::InfinitePast();
   return EventHandle{id};
 }
 
 absl::Status RecordingBackend::DestroyEvent(EventHandle event) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (events_.erase(event.id) == 0) {
     return absl::InvalidArgumentError(
         StrCat("mock DestroyEvent: event ", event.id, " does not exist"));
@@ -529,7 +539,7 @@ absl::Status RecordingBackend::DestroyEvent(EventHandle event) {
 }
 
 absl::Status RecordingBackend::RecordEvent(EventHandle event, StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "RecordEvent"));
   auto it = events_.find(event.id);
   if (it == events_.end()) {
@@ -541,7 +551,7 @@ absl::Status RecordingBackend::RecordEvent(EventHandle event, StreamHandle strea
 }
 
 absl::StatusOr<float> RecordingBackend::ElapsedMs(EventHandle start, EventHandle end) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto s = events_.find(start.id);
   auto e = events_.find(end.id);
   if (s == events_.end() || e == events_.end()) {
@@ -556,7 +566,7 @@ absl::StatusOr<float> RecordingBackend::ElapsedMs(EventHandle start, EventHandle
 absl::Status RecordingBackend::Synchronize() { return absl::OkStatus(); }
 
 absl::Status RecordingBackend::BeginCapture(StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (stream.id == 0 || !streams_.contains(stream.id)) {
     return absl::InvalidArgumentError(StrCat("mock BeginCapture: stream ", stream.id,
                                              " is not a created stream (the default stream "
@@ -571,7 +581,7 @@ absl::Status RecordingBackend::BeginCapture(StreamHandle stream) {
 }
 
 absl::StatusOr<GraphHandle> RecordingBackend::EndCapture(StreamHandle stream) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = capturing_.find(stream.id);
   if (it == capturing_.end()) {
     return absl::FailedPreconditionError(
@@ -586,7 +596,7 @@ absl::StatusOr<GraphHandle> RecordingBackend::EndCapture(StreamHandle stream) {
 absl::Status RecordingBackend::LaunchGraph(GraphHandle graph, StreamHandle stream) {
   std::shared_ptr<const Graph> nodes;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     GPUOPS_RETURN_IF_ERROR(CheckStream(stream, "LaunchGraph"));
     auto it = graphs_.find(graph.id);
     if (it == graphs_.end()) {
@@ -600,7 +610,7 @@ absl::Status RecordingBackend::LaunchGraph(GraphHandle graph, StreamHandle strea
 }
 
 absl::Status RecordingBackend::DestroyGraph(GraphHandle graph) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (graphs_.erase(graph.id) == 0) {
     return absl::InvalidArgumentError(
         StrCat("mock DestroyGraph: graph ", graph.id, " does not exist"));
@@ -609,17 +619,17 @@ absl::Status RecordingBackend::DestroyGraph(GraphHandle graph) {
 }
 
 std::vector<LaunchRecord> RecordingBackend::launches() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return launches_;
 }
 
 size_t RecordingBackend::launch_count() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return launches_.size();
 }
 
 void RecordingBackend::ClearLaunches() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   launches_.clear();
 }
 
@@ -628,13 +638,13 @@ void RecordingBackend::RegisterHostKernel(std::string_view kernel, HostKernelFn 
 }
 
 size_t RecordingBackend::live_allocations() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return static_cast<size_t>(std::count_if(allocations_.begin(), allocations_.end(),
                                            [](const auto& a) { return !a.second->freed; }));
 }
 
 uint64_t RecordingBackend::live_bytes() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return live_bytes_;
 }
 

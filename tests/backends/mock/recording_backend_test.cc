@@ -1,10 +1,11 @@
 #include "gpuops/mock/recording_backend.h"
 
+#include <chrono>
+#include <future>
 #include <numeric>
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gpuops/mock/matchers.h"
 #include "gpuops/runtime/kernel_args.h"
@@ -185,9 +186,8 @@ TEST_F(RecordingBackendTest, AGridTooLargeToEmulateIsRefusedInsteadOfHanging) {
 
 TEST_F(RecordingBackendTest, AnEmulationOverTheWorkBoundIsRefused) {
   RecordingBackend small(RecordingBackend::Options{.max_emulated_work = 1000});
-  small.RegisterHostKernel("fill", [](const HostLaunch& l, HostMemory&) {
-    return l.ChargeWork(1001);
-  });
+  small.RegisterHostKernel("fill",
+                           [](const HostLaunch& l, HostMemory&) { return l.ChargeWork(1001); });
   auto module = small.LoadModule(DescribeModule("demo", kModule));
   auto out = small.Alloc(64);
   ASSERT_TRUE(module.ok() && out.ok());
@@ -276,9 +276,10 @@ TEST_F(RecordingBackendTest, LaunchOfAKernelWithoutAnEmulationIsRefusedAndNotRec
 TEST_F(RecordingBackendTest, HostKernelsRunOutsideTheBackendsLock) {
   // The emulation waits until another thread has used the backend; were the backend's lock held
   // while it ran, that thread would block and the wait would time out.
-  absl::Notification other_thread_done;
+  std::promise<void> other_thread_done;
+  std::future<void> done = other_thread_done.get_future();
   gpu_.RegisterHostKernel("fill", [&](const HostLaunch& l, HostMemory& mem) {
-    if (!other_thread_done.WaitForNotificationWithTimeout(absl::Seconds(20))) {
+    if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
       return absl::DeadlineExceededError("the other thread could not use the backend");
     }
     return HostFill(l, mem);
@@ -288,7 +289,7 @@ TEST_F(RecordingBackendTest, HostKernelsRunOutsideTheBackendsLock) {
   std::thread other([&] {
     while (gpu_.launch_count() == 0) std::this_thread::yield();
     EXPECT_TRUE(gpu_.Alloc(16).ok());
-    other_thread_done.Notify();
+    other_thread_done.set_value();
   });
   EXPECT_TRUE(LaunchFill(*out, 64, 1.0f).ok());
   other.join();
@@ -445,17 +446,23 @@ TEST_F(RecordingBackendTest, OwnersReleaseWhatTheyHold) {
   EXPECT_EQ(gpu_.DestroyStream(handle).code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Each thread fills its own buffer on its own stream (two writing one buffer would race, as on a
+// GPU); the record keeps one global order and every thread's output is its own.
 TEST_F(RecordingBackendTest, LaunchesFromManyThreadsKeepOneGlobalOrder) {
-  auto out = gpu_.Alloc(64 * sizeof(float));
-  ASSERT_TRUE(out.ok());
   constexpr int kThreads = 4;
   constexpr int kPerThread = 200;
+  std::vector<DevicePtr> outs;
+  for (int t = 0; t < kThreads; ++t) {
+    auto out = gpu_.Alloc(64 * sizeof(float));
+    ASSERT_TRUE(out.ok());
+    outs.push_back(*out);
+  }
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       auto stream = gpu_.CreateStream();
       for (int i = 0; i < kPerThread; ++i) {
-        EXPECT_TRUE(LaunchFill(*out, 64, static_cast<float>(t), *stream).ok());
+        EXPECT_TRUE(LaunchFill(outs[t], 64, static_cast<float>(t), *stream).ok());
       }
     });
   }
@@ -463,6 +470,13 @@ TEST_F(RecordingBackendTest, LaunchesFromManyThreadsKeepOneGlobalOrder) {
   const auto records = gpu_.launches();
   ASSERT_EQ(records.size(), static_cast<size_t>(kThreads * kPerThread));
   for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i].sequence, i);
+  for (int t = 0; t < kThreads; ++t) {
+    std::vector<float> host(64);
+    ASSERT_TRUE(
+        gpu_.CopyToHost(absl::MakeSpan(reinterpret_cast<std::byte*>(host.data()), 256), outs[t])
+            .ok());
+    EXPECT_THAT(host, ::testing::Each(static_cast<float>(t)));
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gpuops/mock/matchers.h"
@@ -164,7 +165,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"EmptyProblem", Variant::kScalar, [](GemmArgs& a) { a.m = 0; }, "empty problem"},
         Refusal{"NullPointer", Variant::kRouter, [](GemmArgs& a) { a.c = DeviceSpan(); },
                 "must be non-null"},
-        Refusal{"MisalignedA", Variant::kTensorCore, [](GemmArgs& a) { a.a = DeviceSpan::Unchecked(a.a.ptr().offset(2)); },
+        Refusal{"MisalignedA", Variant::kTensorCore,
+                [](GemmArgs& a) { a.a = DeviceSpan::Unchecked(a.a.ptr().offset(2)); },
                 "a at 0x7f0000000002 is not 16-byte aligned"},
         Refusal{"SplitKWithoutWorkspace", Variant::kSplitK, [](GemmArgs& a) { a.splits = 4; },
                 "needs a workspace of 65536 bytes"},
@@ -560,6 +562,60 @@ TEST_F(DenseEmulationTest, KernelLaunchedWithTheWrongBlockIsRefusedByItsEmulatio
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("launched with block (128, 1, 1), the kernel is written for "
                                      "(256, 1, 1)"));
+}
+
+}  // namespace
+}  // namespace gpuops::ops::dense
+
+namespace gpuops::ops::dense {
+namespace {
+
+// dense_gemm.h's thread-safety contract: one loaded DenseGemm used from several threads, each on
+// its own stream and output, gives each the same result as one thread alone; and families load
+// from several threads at once (their emulations registering once).
+TEST(DenseConcurrencyTest, OneLoadedFamilyServesSeveralThreadsAtOnce) {
+  constexpr uint32_t m = 16, n = 128, k = 256;
+  constexpr int kThreads = 4;
+  mock::RecordingBackend gpu;
+  std::vector<std::thread> loaders;
+  std::vector<bool> loaded(kThreads, false);
+  for (int t = 0; t < kThreads; ++t) {
+    loaders.emplace_back([&, t] { loaded[t] = DenseGemm::Load(gpu).ok(); });
+  }
+  for (auto& th : loaders) th.join();
+  EXPECT_THAT(loaded, ::testing::Each(true));
+
+  auto dense = DenseGemm::Load(gpu);
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  std::vector<uint16_t> a(m * k);
+  std::vector<uint16_t> b(n * k);
+  verify::FillRandomBf16(absl::MakeSpan(a), 7);
+  verify::FillRandomBf16(absl::MakeSpan(b), 8);
+  DeviceBuffer da = ::gpuops::testing::UploadVector(gpu, a);
+  DeviceBuffer db = ::gpuops::testing::UploadVector(gpu, b);
+  auto run = [&](DeviceBuffer& c, StreamHandle stream) {
+    return dense->Gemm({.a = da.span(), .b = db.span(), .c = c.span(), .m = m, .n = n, .k = k},
+                       stream);
+  };
+  DeviceBuffer alone = ::gpuops::testing::UploadVector(gpu, std::vector<uint16_t>(m * n));
+  ASSERT_TRUE(run(alone, {}).ok());
+  const std::vector<uint16_t> want = ::gpuops::testing::DownloadVector<uint16_t>(alone);
+
+  std::vector<std::vector<uint16_t>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto stream = MakeStream(gpu);
+      auto c = DeviceBuffer::Allocate(gpu, m * n * 2);
+      if (!stream.ok() || !c.ok()) return;
+      for (int i = 0; i < 5; ++i) {
+        if (!run(*c, stream->get()).ok()) return;
+      }
+      got[t] = c->ToHost<uint16_t>().value_or(std::vector<uint16_t>());
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_THAT(got, ::testing::Each(want));
 }
 
 }  // namespace

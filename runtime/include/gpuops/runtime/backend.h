@@ -63,6 +63,12 @@ class LaunchRequest {
         param_values(param_values) {}
 };
 
+// Thread safety: every method may be called from several threads at once (CUDA: a driver
+// context is shared; mock: one lock around its bookkeeping, emulations outside it). Work issued on
+// one stream runs in the order its calls returned; work on different streams may overlap, and
+// two streams writing the same memory race as they would on a GPU. A handle (buffer, stream,
+// event, module, graph) may be used from any thread; destroying it while another thread still
+// uses it is the caller's race. Launches are recorded in one global order on the mock.
 class GpuBackend {
  public:
   virtual ~GpuBackend() = default;

@@ -21,7 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "gpuops/runtime/mutex.h"
 #include "absl/types/span.h"
 #include "gpuops/runtime/backend.h"
 #include "gpuops/runtime/kernel_args.h"
@@ -105,6 +105,7 @@ class HostMemory {
 
 using HostKernelFn = std::function<absl::Status(const HostLaunch&, HostMemory&)>;
 
+// Thread safety: every method may be called from several threads at once.
 class HostKernelRegistry {
  public:
   // Replaces any earlier registration of `kernel`.
@@ -115,7 +116,7 @@ class HostKernelRegistry {
   std::vector<std::string> Names() const;
 
  private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::map<std::string, std::shared_ptr<const HostKernelFn>, std::less<>> kernels_
       ABSL_GUARDED_BY(mu_);
 };

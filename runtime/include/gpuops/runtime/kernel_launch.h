@@ -13,6 +13,9 @@
 // within the device's limits; shared memory is within the opt-in limit. Argument values are
 // copied into the builder, so temporaries are safe, and a built launch can be kept and launched
 // again (an op's plan holds its launches this way).
+//
+// Thread safety: building is one thread's; a built launch (const) may be launched from several
+// threads at once.
 #pragma once
 
 #include <cstddef>

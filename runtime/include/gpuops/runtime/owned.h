@@ -1,6 +1,9 @@
 // Move-only owners over the raw backend calls: a DeviceBuffer frees its allocation, an
 // Owned<StreamHandle> destroys its stream, and so on, so user code cannot leak or double-free by
 // accident. Errors on release in a destructor are dropped; call Release() to see them.
+//
+// Thread safety: an owner is not synchronized (like a std::unique_ptr): one thread moves or
+// releases it at a time. The handle it holds may be used from any thread (backend.h).
 #pragma once
 
 #include <cstddef>

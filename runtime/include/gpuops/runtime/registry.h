@@ -26,6 +26,9 @@ struct BackendFactory {
   int auto_priority = 0;
 };
 
+// Thread safety: Register while no other thread uses the registry (at start-up); the const
+// methods may then be called from several threads at once. DefaultBackendRegistry() is built
+// once, thread-safely.
 class BackendRegistry {
  public:
   absl::Status Register(BackendFactory factory);

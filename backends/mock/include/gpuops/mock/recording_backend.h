@@ -1,6 +1,11 @@
 // RecordingBackend: the hardware-free backend. It records every launch, keeps device memory as
 // shadow host memory behind fake addresses, resolves pointer arguments to their allocations, runs
 // registered host kernels in place of device code, and fails chosen calls on request.
+//
+// Thread safety (GpuBackend's contract): one lock guards the bookkeeping and the record, which
+// keeps one global launch order; host kernels run outside it, so launches from different threads
+// emulate concurrently (and race on shared memory as a GPU's would). Work runs when issued: a
+// stream's order is its calls' order. Options and registrations are set before threads use it.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +22,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "gpuops/runtime/mutex.h"
 #include "absl/time/clock.h"
 #include "gpuops/runtime/backend.h"
 #include "gpuops/runtime/host_kernel.h"
@@ -167,7 +172,7 @@ class RecordingBackend final : public GpuBackend {
   Options options_;
   HostKernelRegistry own_host_kernels_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::map<uint64_t, std::unique_ptr<Allocation>> allocations_ ABSL_GUARDED_BY(mu_);  // by base
   uint64_t next_address_ ABSL_GUARDED_BY(mu_);
   uint64_t next_allocation_id_ ABSL_GUARDED_BY(mu_) = 1;

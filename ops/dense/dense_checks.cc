@@ -284,8 +284,9 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
   };
   for (const auto& [nkl, by_m] : groups) {
     const auto [n, k, ldb] = nkl;
+    const uint64_t nk = uint64_t{n} * k;
     const bool any_runs = std::any_of(by_m.begin(), by_m.end(), [&](const auto& e) {
-      return options.mac_budget == 0 || uint64_t{e.first} * n * k <= options.mac_budget;
+      return options.mac_budget == 0 || e.first * nk <= options.mac_budget;
     });
     std::vector<uint16_t> b;
     DeviceBuffer b_dev;

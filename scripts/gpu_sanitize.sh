@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine over a tree staged by scripts/gpu_stage.sh: compute-sanitizer's
+# memcheck, racecheck and initcheck over the CUDA tests and `gpuops check --shapes quick`, then
+# prints each tool's error count per program. Reports a tool makes on purpose-built faults (the
+# fault test's illegal address) are listed as expected. Logs go under $OUT/sanitize.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpuops_out}
+logs=$OUT/sanitize
+mkdir -p "$logs"
+export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GPUOPS_TOOL_PATH=$PWD/.gpu/bin/gpuops GPUOPS_SOURCE_DIR=$PWD
+summary=$OUT/sanitize_summary.txt
+: >"$summary"
+# name|command (the CUDA instances of the tests; the mock's need no device sanitizer)
+programs=(
+  "conformance|.gpu/bin/conformance_test --gtest_filter=*cuda*"
+  "backend_bad_input|.gpu/bin/backend_bad_input_test --gtest_filter=*cuda*"
+  "ops_bad_input|.gpu/bin/ops_bad_input_test --gtest_filter=*cuda*"
+  "check_quick|.gpu/bin/gpuops check --backend cuda --shapes quick"
+  "fault|.gpu/bin/cuda_fault_test"
+)
+for tool in memcheck racecheck initcheck; do
+  for entry in "${programs[@]}"; do
+    name=${entry%%|*}
+    cmd=${entry#*|}
+    [ "$tool" != memcheck ] && [ "$name" = fault ] && continue
+    log=$logs/${tool}_$name.log
+    start=$(date +%s)
+    timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool "$tool" --print-limit 20 $cmd >"$log" 2>&1
+    rc=$?
+    errors=$(grep -oP 'ERROR SUMMARY: \K[0-9]+' "$log" | tail -1)
+    hazards=$(grep -oP 'RACECHECK SUMMARY: \K[0-9]+ hazards? displayed' "$log" | tail -1)
+    echo "$tool $name: rc=$rc errors=${errors:-?} ${hazards:-} ($(( $(date +%s) - start ))s)" | tee -a "$summary"
+    grep -m 3 -E '^=========  *(Invalid|Uninitialized|Race|Error|Program hit)' "$log" | sed 's/^/    /' | tee -a "$summary"
+  done
+done

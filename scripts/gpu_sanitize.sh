@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a tree staged by scripts/gpu_stage.sh: compute-sanitizer's
 # memcheck, racecheck and initcheck over the CUDA tests and `gpuops check --shapes quick`, then
-# prints each tool's error count per program. Reports a tool makes on purpose-built faults (the
+# prints each tool's error count per program (TOOLS="memcheck" runs a subset). Reports a tool makes on purpose-built faults (the
 # fault test's illegal address) are listed as expected. Logs go under $OUT/sanitize.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ programs=(
   "check_quick|.gpu/bin/gpuops check --backend cuda --shapes quick"
   "fault|.gpu/bin/cuda_fault_test"
 )
-for tool in memcheck racecheck initcheck; do
+for tool in ${TOOLS:-memcheck racecheck initcheck}; do
   for entry in "${programs[@]}"; do
     name=${entry%%|*}
     cmd=${entry#*|}

@@ -27,11 +27,15 @@ for tool in ${TOOLS:-memcheck racecheck initcheck}; do
     [ "$tool" != memcheck ] && [ "$name" = fault ] && continue
     log=$logs/${tool}_$name.log
     start=$(date +%s)
-    timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool "$tool" --print-limit 20 $cmd >"$log" 2>&1
+    timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool "$tool" --print-limit 100000 $cmd \
+      >"$log" 2>&1
     rc=$?
     errors=$(grep -oP 'ERROR SUMMARY: \K[0-9]+' "$log" | tail -1)
-    hazards=$(grep -oP 'RACECHECK SUMMARY: \K[0-9]+ hazards? displayed' "$log" | tail -1)
-    echo "$tool $name: rc=$rc errors=${errors:-?} ${hazards:-} ($(( $(date +%s) - start ))s)" | tee -a "$summary"
-    grep -m 3 -E '^=========  *(Invalid|Uninitialized|Race|Error|Program hit)' "$log" | sed 's/^/    /' | tee -a "$summary"
+    # Device-side reports (bad accesses, uninitialized reads, races) apart from the API errors
+    # the program's own negative paths provoke (counted per API call).
+    device=$(grep -cE '^========= +(Invalid|Uninitialized|Race|Warning|Error:|Barrier|Out-of-range|Misaligned|Address)' "$log")
+    api=$(grep -oP 'on CUDA API call to \K[A-Za-z0-9_]+' "$log" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}')
+    echo "$tool $name: rc=$rc reports=${errors:-?} device=$device api: ${api:-none} ($(( $(date +%s) - start ))s)" | tee -a "$summary"
+    grep -m 5 -E '^========= +(Invalid|Uninitialized|Race|Warning|Error:|Barrier|Out-of-range|Misaligned|Address)' "$log" | sed 's/^/    /' | tee -a "$summary"
   done
 done

@@ -335,6 +335,8 @@ class CudaBackend final : public GpuBackend {
 
   absl::StatusOr<float> ElapsedMs(EventHandle start, EventHandle end) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs"));
+    GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs"));
     GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs", /*recorded=*/true));
     GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs", /*recorded=*/true));
     GPUOPS_RETURN_IF_ERROR(

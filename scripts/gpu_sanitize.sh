@@ -30,7 +30,7 @@ for tool in ${TOOLS:-memcheck racecheck initcheck}; do
     timeout ${SANITIZE_TIMEOUT:-150} compute-sanitizer --tool "$tool" --print-limit 100000 $cmd \
       >"$log" 2>&1
     rc=$?
-    errors=$(grep -oP 'ERROR SUMMARY: \K[0-9]+' "$log" | tail -1)
+    errors=$(grep -oP '(ERROR SUMMARY: \K[0-9]+|RACECHECK SUMMARY: \K[0-9]+)' "$log" | tail -1)
     # Device-side reports (bad accesses, uninitialized reads, races) apart from the API errors
     # the program's own negative paths provoke (counted per API call).
     device=$(grep -cE '^========= +(Invalid|Uninitialized|Race|Warning|Error:|Barrier|Out-of-range|Misaligned|Address)' "$log")

@@ -1,26 +1,42 @@
 # gpuops_add_family(<name> SOURCES <host sources> CUDA_MAIN <cuda/main.cu> [LIBS <libs>]
-#                   SUITE_SOURCES <sources> [SUITE_LIBS <libs>])
+#                   SUITE_SOURCES <sources> [SUITE_LIBS <libs>] [TEST_ONLY])
 #
 # Adds library gpuops_ops_<name> with the family's host code and its embedded module image:
 # signatures.txt always; with GPUOPS_CUDA_KERNELS also the fatbin nvcc builds from CUDA_MAIN, a
 # test that the committed signatures.txt matches that fatbin, and a target
-# update_signatures_<name> (all of them: update_signatures) that rewrites it. And library
-# gpuops_ops_<name>_suite: the family as tools and suites see it (ops/family.h, its Unit()),
-# which the product library never links.
+# update_signatures_<name> (all of them: update_signatures) that rewrites it. The library is
+# gpuops::<name> and installed with its headers, unless TEST_ONLY. And, where tools or tests
+# are built, library gpuops_ops_<name>_suite: the family as tools and suites see it
+# (ops/family.h, its Unit()), which the product library never links.
 if(NOT TARGET update_signatures)
   add_custom_target(update_signatures)
 endif()
 
 function(gpuops_add_family name)
-  cmake_parse_arguments(ARG "" "CUDA_MAIN" "SOURCES;LIBS;SUITE_SOURCES;SUITE_LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "TEST_ONLY" "CUDA_MAIN" "SOURCES;LIBS;SUITE_SOURCES;SUITE_LIBS" ${ARGN})
+  # A test-only family exists only in builds with tests, benchmarks, the command or fuzzers.
+  if(ARG_TEST_ONLY AND NOT GPUOPS_BUILD_SUITES AND NOT GPUOPS_FUZZ)
+    return()
+  endif()
   set(lib gpuops_ops_${name})
   add_library(${lib} ${ARG_SOURCES})
-  target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                           $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/gpuops>)
   target_link_libraries(${lib} PUBLIC gpuops_runtime gpuops_ops_kit ${ARG_LIBS}
                         PRIVATE gpuops_options)
-  add_library(${lib}_suite ${ARG_SUITE_SOURCES})
-  target_link_libraries(${lib}_suite PUBLIC ${lib} gpuops_ops_family gpuops_verify ${ARG_SUITE_LIBS}
-                        PRIVATE gpuops_options)
+  if(NOT ARG_TEST_ONLY)
+    gpuops_export_library(${lib} ${name})
+    set_property(GLOBAL APPEND PROPERTY GPUOPS_PRODUCT_FAMILIES ${lib})
+    if(GPUOPS_INSTALL)
+      install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpuops/ops/${name}
+              FILES_MATCHING PATTERN "*.h" PATTERN "*_checks.h" EXCLUDE)
+    endif()
+  endif()
+  if(GPUOPS_BUILD_SUITES)
+    add_library(${lib}_suite ${ARG_SUITE_SOURCES})
+    target_link_libraries(${lib}_suite PUBLIC ${lib} gpuops_ops_family gpuops_verify
+                          ${ARG_SUITE_LIBS} PRIVATE gpuops_options)
+  endif()
   set(sig ${CMAKE_CURRENT_SOURCE_DIR}/signatures.txt)
   file(GLOB cuda_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cu
        ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cuh ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)
@@ -29,7 +45,9 @@ function(gpuops_add_family name)
                       DEPENDS ${cuda_sources})
     gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig} FATBIN ${fatbin})
     set(sigtool_args --family ${name} --fatbin ${fatbin} --sources ${cuda_sources})
-    add_test(NAME ${name}_signatures_match_fatbin COMMAND gpuops_sigtool ${sigtool_args} --check ${sig})
+    if(GPUOPS_BUILD_TESTS)
+      add_test(NAME ${name}_signatures_match_fatbin COMMAND gpuops_sigtool ${sigtool_args} --check ${sig})
+    endif()
     add_custom_target(update_signatures_${name}
       COMMAND gpuops_sigtool ${sigtool_args} --out ${sig}
       DEPENDS ${fatbin} gpuops_sigtool

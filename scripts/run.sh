@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, configures, builds, and runs `gpuops check` on the default backend
-# (CUDA where a driver and GPU are present, else the mock executing on the CPU).
-# Arguments go to `gpuops check` (e.g. --shapes full, --op 'dense\.tc').
+# Builds gpuops (the cuda preset where nvcc is, the mock preset otherwise; missing Debian
+# packages are installed) and runs `gpuops check` on the best backend this build can run: CUDA
+# where a driver, a GPU and this build's kernels are, else the mock executing on the CPU (check
+# says why it passed CUDA over). Arguments go to `gpuops check` (e.g. --shapes full).
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-cmake --preset mock
-cmake --build --preset mock --target gpuops
-./build/mock/tools/gpuops/gpuops check "$@"
+preset=$(gpuops_preset)
+echo "scripts/run.sh: building the $preset preset"
+gpuops_configure "$preset"
+cmake --build --preset "$preset" --target gpuops
+exec "./build/$preset/tools/gpuops/gpuops" check "$@"

@@ -1,38 +1,49 @@
-# Sourced by scripts/run.sh and scripts/test.sh: installs the Debian packages the build needs
-# when they are missing (apt-get as root, else sudo), then checks the tools are there.
+# Sourced by scripts/run.sh and scripts/test.sh. gpuops_preset picks the build: cuda where the
+# CUDA toolkit's nvcc is, mock otherwise. gpuops_configure configures it; only when that finds a
+# dependency missing does it install Debian's packages (apt-get as root, else sudo) and configure
+# again, so dependencies CMake finds by other means (CMAKE_PREFIX_PATH on a machine without a
+# package registry, say) are used as they are.
 set -euo pipefail
 
 GPUOPS_DEBS=(cmake ninja-build g++ libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
              libcli11-dev nlohmann-json3-dev)
 
-gpuops_missing_debs() {
-  local missing=()
-  for pkg in "${GPUOPS_DEBS[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
-      missing+=("$pkg")
-  done
-  echo "${missing[@]:-}"
+gpuops_preset() {
+  if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+    echo cuda
+  else
+    echo mock
+  fi
 }
 
-gpuops_setup() {
-  if ! command -v dpkg-query >/dev/null; then
-    echo "setup: not a Debian system; make sure these are installed: ${GPUOPS_DEBS[*]}" >&2
+gpuops_install_debs() {
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: no apt-get here; install these (or point CMAKE_PREFIX_PATH at them): ${GPUOPS_DEBS[*]}" >&2
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing Debian packages: ${GPUOPS_DEBS[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${GPUOPS_DEBS[@]}"
+}
+
+# gpuops_configure PRESET: configures build/PRESET, installing packages only if that fails.
+gpuops_configure() {
+  local preset=$1 log
+  for tool in cmake ninja g++; do
+    command -v "$tool" >/dev/null || { gpuops_install_debs; break; }
+  done
+  log=$(mktemp)
+  if cmake --preset "$preset" >"$log" 2>&1; then
+    rm -f "$log"
     return 0
   fi
-  local missing
-  missing=$(gpuops_missing_debs)
-  if [ -n "$missing" ]; then
-    echo "setup: installing missing packages: $missing"
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
-  fi
-  for tool in cmake ninja g++; do
-    command -v "$tool" >/dev/null || { echo "setup: $tool not found" >&2; return 1; }
-  done
+  echo "setup: configuring the $preset preset failed; installing what is missing"
+  tail -5 "$log" >&2
+  rm -f "$log"
+  gpuops_install_debs
+  cmake --preset "$preset"
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-gpuops_setup

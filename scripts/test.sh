@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, configures, builds and runs the whole test suite (mock preset).
-# Usage: scripts/test.sh [extra ctest arguments]
+# Builds gpuops (the cuda preset where nvcc is, the mock preset otherwise; missing Debian
+# packages are installed) and runs the whole test suite through ctest: on a machine with a GPU
+# that includes the CUDA tests. Usage: scripts/test.sh [extra ctest arguments]
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-cmake --preset mock
-cmake --build --preset mock
-ctest --preset mock "$@"
+preset=$(gpuops_preset)
+echo "scripts/test.sh: building and testing the $preset preset"
+gpuops_configure "$preset"
+cmake --build --preset "$preset"
+ctest --preset "$preset" "$@"

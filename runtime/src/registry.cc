@@ -48,7 +48,17 @@ absl::Status BackendRegistry::Probe(std::string_view name) const {
   return f->probe();
 }
 
-absl::StatusOr<std::string> BackendRegistry::ResolveAuto() const {
+absl::Status BackendRegistry::Served(std::string_view name) const {
+  const BackendFactory* f = Find(name);
+  if (f == nullptr) {
+    return absl::NotFoundError(
+        StrCat("unknown backend '", name, "' (known: ", StrJoin(names(), ", "), ", auto)"));
+  }
+  return f->served ? f->served() : absl::OkStatus();
+}
+
+absl::StatusOr<std::string> BackendRegistry::ResolveAuto(
+    std::vector<std::string>* passed_over) const {
   if (const char* env = std::getenv(std::string(kBackendEnvVar).c_str());
       env != nullptr && *env != '\0' && std::string_view(env) != "auto") {
     if (Find(env) == nullptr) {
@@ -58,14 +68,19 @@ absl::StatusOr<std::string> BackendRegistry::ResolveAuto() const {
     }
     return std::string(env);
   }
-  std::string why;
+  std::vector<std::string> why;
   for (const BackendFactory& f : factories_) {
     if (f.auto_priority < 0) continue;
     absl::Status s = f.probe();
-    if (s.ok()) return f.name;
-    StrAppend(&why, why.empty() ? "" : "; ", f.name, ": ", s.message());
+    if (s.ok() && f.served) s = f.served();
+    if (s.ok()) {
+      if (passed_over != nullptr) *passed_over = std::move(why);
+      return f.name;
+    }
+    why.push_back(StrCat(f.name, ": ", s.message()));
   }
-  return absl::UnavailableError(StrCat("no backend is available (", why, ")"));
+  if (passed_over != nullptr) *passed_over = why;
+  return absl::UnavailableError(StrCat("no backend is available (", StrJoin(why, "; "), ")"));
 }
 
 absl::StatusOr<std::unique_ptr<GpuBackend>> BackendRegistry::Create(std::string_view name) const {

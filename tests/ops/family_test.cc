@@ -178,6 +178,10 @@ struct NumericsCase {
   std::string op;
 };
 
+void PrintTo(const NumericsCase& c, std::ostream* os) {
+  *os << c.backend << " " << c.family << "." << c.op;
+}
+
 class FamilyNumerics : public ::testing::TestWithParam<NumericsCase> {};
 
 TEST_P(FamilyNumerics, EveryCaseMeetsTheOpsContract) {

@@ -37,6 +37,24 @@ class RegistryTest : public ::testing::Test {
   BackendRegistry registry_;
 };
 
+TEST(RegistryServedTest, AutoPassesOverABackendThisBuildCannotServeAndSaysWhy) {
+  unsetenv(std::string(kBackendEnvVar).c_str());
+  BackendRegistry registry;
+  BackendFactory gpu = Factory("cuda", absl::OkStatus(), 0);
+  gpu.served = [] { return absl::FailedPreconditionError("this build embeds no CUDA kernels"); };
+  ASSERT_TRUE(registry.Register(std::move(gpu)).ok());
+  ASSERT_TRUE(registry.Register(Factory("mock", absl::OkStatus(), 100)).ok());
+  std::vector<std::string> passed_over;
+  auto name = registry.ResolveAuto(&passed_over);
+  ASSERT_TRUE(name.ok()) << name.status();
+  EXPECT_EQ(*name, "mock");
+  EXPECT_THAT(passed_over, ::testing::ElementsAre("cuda: this build embeds no CUDA kernels"));
+  EXPECT_TRUE(registry.Probe("cuda").ok()) << "the backend itself is available";
+  EXPECT_EQ(registry.Served("cuda").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(registry.Create("cuda").ok()) << "naming it still creates it";
+  EXPECT_TRUE(registry.Served("mock").ok());
+}
+
 TEST_F(RegistryTest, AutoSkipsUnavailableBackendsInPriorityOrder) {
   auto name = registry_.ResolveAuto();
   ASSERT_TRUE(name.ok()) << name.status();

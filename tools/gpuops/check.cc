@@ -84,6 +84,12 @@ int RunCheck(const CheckOptions& options) {
   std::unique_ptr<GpuBackend> gpu = CreateBackendOrReport("check", options.backend, &exit_code);
   if (gpu == nullptr) return exit_code;
   const bool mock = gpu->name() == "mock";
+  std::vector<std::string> passed_over;
+  if (options.backend == "auto" && DefaultBackendRegistry().ResolveAuto(&passed_over).ok()) {
+    for (const std::string& why : passed_over) {
+      std::printf("gpuops check: auto passed over %s\n", why.c_str());
+    }
+  }
   std::printf("gpuops check: backend %s (%s, %s), shapes %s, %zu ops, seed %llu\n",
               std::string(gpu->name()).c_str(), gpu->device_info().name.c_str(),
               gpu->device_info().arch_name().c_str(), options.shapes.c_str(), op_count,

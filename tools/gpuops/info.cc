@@ -52,8 +52,10 @@ int RunInfo(const InfoOptions&) {
               chosen.ok() ? chosen->c_str() : StrCat("none: ", chosen.status().message()).c_str());
   for (const std::string& name : registry.names()) {
     absl::Status s = registry.Probe(name);
-    std::printf("  %-5s %s%s\n", name.c_str(), s.ok() ? "available" : "unavailable: ",
-                s.ok() ? "" : std::string(s.message()).c_str());
+    absl::Status served = s.ok() ? registry.Served(name) : absl::OkStatus();
+    std::printf("  %-5s %s%s%s\n", name.c_str(), s.ok() ? "available" : "unavailable: ",
+                s.ok() ? "" : std::string(s.message()).c_str(),
+                served.ok() ? "" : StrCat(", but auto passes it over: ", served.message()).c_str());
   }
   DeviceInfo device;
   if (chosen.ok()) {

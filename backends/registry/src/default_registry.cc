@@ -13,6 +13,11 @@ BackendRegistry* BuildRegistry() {
       .probe = [] { return cuda::ProbeCuda(); },
       .create = [] { return cuda::CreateCudaBackend(0); },
       .auto_priority = 0,
+      .served = []() -> absl::Status {
+        if (GPUOPS_CUDA_KERNELS_EMBEDDED) return absl::OkStatus();
+        return absl::FailedPreconditionError(
+            "this build embeds no CUDA kernels (build the cuda preset to run ops on the GPU)");
+      },
   });
   (void)registry->Register(BackendFactory{
       .name = "mock",

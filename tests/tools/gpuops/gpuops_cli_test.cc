@@ -87,13 +87,15 @@ INSTANTIATE_TEST_SUITE_P(
                    "m='-5' is not a decimal integer"},
         UsageError{"TraceShapeOverThirtyTwoBits", "trace dense --m 4294967296 --n 64 --k 64",
                    "m='4294967296' is not a decimal integer in 0..4294967295"},
-        UsageError{"TraceSplitsNoVariantCanTake", "trace dense --m 4 --n 64 --k 256 --splits 100000",
+        UsageError{"TraceSplitsNoVariantCanTake",
+                   "trace dense --m 4 --n 64 --k 256 --splits 100000",
                    "splits=100000 is outside 1..64"},
         UsageError{"TraceSplitsForAVariantThatDoesNotSplit",
                    "trace dense.tc --m 4 --n 64 --k 256 --splits 2", "does not split K"},
         UsageError{"TraceNanScale", "trace dense.tc_scaled_acc --m 1 --n 64 --k 64 --scale nan",
                    "scale='nan' is not a finite number"},
-        UsageError{"TraceScaleForAVariantWithoutOne", "trace dense.tc --m 1 --n 64 --k 64 --scale 2",
+        UsageError{"TraceScaleForAVariantWithoutOne",
+                   "trace dense.tc --m 1 --n 64 --k 64 --scale 2",
                    "only tc_scaled_acc takes a scale"},
         UsageError{"TraceMalformedParam", "trace dense --m 1 --n 64 --k 64 --param ldb",
                    "--param 'ldb' is not NAME=VALUE"},
@@ -103,8 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "GPUOPS_SEED='notanumber' is not a decimal integer", "GPUOPS_SEED=notanumber"},
         UsageError{"CheckSeedWithTrailingText", "check --backend mock --op common.fill",
                    "GPUOPS_SEED='12abc'", "GPUOPS_SEED=12abc"},
-        UsageError{"CheckNegativeSeed", "check --backend mock --op common.fill",
-                   "GPUOPS_SEED='-5'", "GPUOPS_SEED=-5"},
+        UsageError{"CheckNegativeSeed", "check --backend mock --op common.fill", "GPUOPS_SEED='-5'",
+                   "GPUOPS_SEED=-5"},
         UsageError{"InfoUnknownBackendInTheEnvironment", "info",
                    "GPUOPS_BACKEND=bogus names no backend", "GPUOPS_BACKEND=bogus"},
         UsageError{"CheckUnknownBackendInTheEnvironment", "check",
@@ -182,6 +184,19 @@ TEST(GpuopsCliTest, TraceNamesEveryArgument) {
   EXPECT_THAT(r.output, HasSubstr("splits     u32   8"));
   EXPECT_THAT(r.output,
               HasSubstr("#1 dense_gemm_bf16_splitk_reduce grid (1, 4, 1) block (256, 1, 1)"));
+}
+
+// `auto` is the best backend this build can run: CUDA where a driver, a GPU and this build's
+// kernels are; otherwise the mock, with why CUDA was passed over.
+TEST(GpuopsCliTest, CheckOnAutoRunsTheBestBackendTheBuildServesAndSaysWhatItPassedOver) {
+  const Result r = RunTool("check --op 'common\\.fill'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.output.find("backend cuda") != std::string::npos) {
+    EXPECT_THAT(r.output, ::testing::Not(HasSubstr("auto passed over")));
+  } else {
+    EXPECT_THAT(r.output, HasSubstr("backend mock"));
+    EXPECT_THAT(r.output, HasSubstr("gpuops check: auto passed over cuda: "));
+  }
 }
 
 TEST(GpuopsCliTest, CheckOnTheMockPassesEveryCase) {

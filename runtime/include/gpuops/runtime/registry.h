@@ -1,5 +1,6 @@
 // Picking a backend by name. Backends register a factory; `auto` takes the first registered
-// backend (in auto-priority order) whose probe reports it available. The environment variable
+// backend (in auto-priority order) that this build can run ops on: its probe reports it
+// available and the build serves it (ships kernels for it). The environment variable
 // GPUOPS_BACKEND=mock|cuda|hip, when set, replaces what `auto` resolves to.
 #pragma once
 
@@ -24,6 +25,10 @@ struct BackendFactory {
   std::function<absl::StatusOr<std::unique_ptr<GpuBackend>>()> create;
   // Lower tries first for `auto`; a negative value keeps the backend out of `auto`.
   int auto_priority = 0;
+  // OK when this build can run ops on the backend (it embeds kernels for it); otherwise
+  // kFailedPrecondition saying why, and `auto` passes the backend over (naming it explicitly
+  // still creates it). Empty: always served.
+  std::function<absl::Status()> served;
 };
 
 // Thread safety: Register while no other thread uses the registry (at start-up); the const
@@ -35,9 +40,12 @@ class BackendRegistry {
 
   // `name` is a registered name or "auto".
   absl::StatusOr<std::unique_ptr<GpuBackend>> Create(std::string_view name) const;
-  // The backend name `auto` picks here (after GPUOPS_BACKEND), or why none can be.
-  absl::StatusOr<std::string> ResolveAuto() const;
+  // The backend name `auto` picks here (after GPUOPS_BACKEND), or why none can be. With
+  // `passed_over`, why each backend tried before the pick was not taken ("cuda: ...").
+  absl::StatusOr<std::string> ResolveAuto(std::vector<std::string>* passed_over = nullptr) const;
   absl::Status Probe(std::string_view name) const;
+  // Whether this build serves the backend (BackendFactory::served).
+  absl::Status Served(std::string_view name) const;
 
   std::vector<std::string> names() const;
 

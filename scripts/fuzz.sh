@@ -26,7 +26,7 @@ mkdir -p $out/artifacts
 status=0
 run() {
   local t=$1
-  mkdir -p $out/corpus/$t
+  mkdir -p $out/corpus/$t $out/seeds/$t  # a target may have no seeds of its own
   echo "fuzzing $t for ${seconds}s"
   if ! ./$out/fuzz/$t $out/corpus/$t $out/seeds/$t -max_total_time="$seconds" -timeout=10 \
       -rss_limit_mb=2048 -artifact_prefix=$out/artifacts/$t- -print_final_stats=1 \

@@ -292,7 +292,9 @@ TEST_P(OpsBadInput, IsRefusedWithItsCodeLaunchingAndWritingNothing) {
   EXPECT_EQ(s.code(), row.code) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr(row.fragment));
   ASSERT_TRUE(gpu_->Synchronize().ok());
-  if (mock != nullptr) EXPECT_EQ(mock->launch_count(), 0u) << "a refused call launched";
+  if (mock != nullptr) {
+    EXPECT_EQ(mock->launch_count(), 0u) << "a refused call launched";
+  }
   size_t i = 0;
   for (const DeviceBuffer* buffer : {&f_.a, &f_.b, &f_.c, &f_.ws}) {
     EXPECT_EQ(testing::DownloadVector<uint16_t>(*buffer), before_[i]) << "operand " << i;

@@ -1,7 +1,8 @@
 # nvcc for the op families' device code. Each family's kernels build into one fatbin holding SASS
 # for sm_90a and sm_80 and PTX for compute_90 (ELF entries uncompressed, as nvcc 13 writes them).
 # Kernels that need sm_90a features are guarded with __CUDA_ARCH_FEAT_SM90_ALL, so they exist only
-# in the sm_90a image.
+# in the sm_90a image. Kernels include their family's cuda/ headers and the device helpers every
+# family shares (ops/device/).
 if(NOT GPUOPS_NVCC)
   find_program(GPUOPS_NVCC nvcc HINTS ENV CUDA_HOME PATHS /usr/local/cuda/bin REQUIRED)
 endif()
@@ -19,7 +20,7 @@ function(gpuops_add_fatbin out_var)
   add_custom_command(
     OUTPUT ${out}
     COMMAND ${GPUOPS_NVCC} -fatbin -O3 -std=c++17 ${GPUOPS_CUDA_GENCODE} ${ARG_FLAGS}
-            -I${CMAKE_CURRENT_SOURCE_DIR}/cuda -MD -MF ${out}.d -o ${out} ${ARG_SOURCE}
+            -I${CMAKE_CURRENT_SOURCE_DIR}/cuda -I${PROJECT_SOURCE_DIR}/ops -MD -MF ${out}.d -o ${out} ${ARG_SOURCE}
     DEPFILE ${out}.d
     DEPENDS ${ARG_SOURCE} ${ARG_DEPENDS}
     COMMENT "nvcc: ${ARG_FAMILY} kernels -> ${ARG_FAMILY}.fatbin"

@@ -15,6 +15,8 @@ std::string_view ToString(Accuracy a) {
       return "tensor-core bound";
     case Accuracy::kBitIdentical:
       return "bit-identical to its reference pair";
+    case Accuracy::kFp8Activations:
+      return "A rounded to E4M3, then the tensor-core bound";
   }
   return "?";
 }
@@ -82,6 +84,15 @@ absl::Status RequireBlock(const HostLaunch& l, Dim3 want) {
   return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
                                            ToString(l.block()), ", the kernel is written for ",
                                            ToString(want)));
+}
+
+absl::Status RequireArgAligned(const HostLaunch& l, DevicePtr p, std::string_view what,
+                               uint64_t alignment) {
+  if (p.address() % alignment == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(l.kernel(), " ", what, " at 0x", Hex(p.address()),
+                                           " is not ", alignment,
+                                           "-byte aligned (the device faults with a misaligned "
+                                           "address)"));
 }
 
 }  // namespace gpuops::ops

@@ -33,6 +33,10 @@ enum class Accuracy : uint8_t {
   kStrictOrder,   // bf16 of the FP32 sum in k order, one rounding per multiply and add: bit-exact
   kTensorCore,    // |out - ref| <= ulp(ref) + 2^-14 Σ|a·b|, relative Frobenius < 8e-3
   kBitIdentical,  // bit-identical to a pair of ops the family names (a fused epilogue)
+  // Lossy, under its own name: A rounded to FP8 E4M3 (nearest even; a row holding a magnitude
+  // beyond 448 comes out NaN), then the tensor-core bound against the float64 reference of the
+  // rounded A (docs/numerics.md).
+  kFp8Activations,
 };
 std::string_view ToString(Accuracy a);
 
@@ -240,5 +244,10 @@ void ForEachNFastTile(const HostLaunch& l, uint32_t m, uint32_t n, uint32_t tile
 
 // kInvalidArgument unless the launch's block is `want` (kernels whose warps assume their block).
 absl::Status RequireBlock(const HostLaunch& l, Dim3 want);
+
+// kInvalidArgument unless argument `what` (ArgLabel) is `alignment`-byte aligned, as the
+// kernel's vector loads need: the device would fault with a misaligned address.
+absl::Status RequireArgAligned(const HostLaunch& l, DevicePtr p, std::string_view what,
+                               uint64_t alignment);
 
 }  // namespace gpuops::ops

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a tree staged by scripts/gpu_stage.sh: compute-sanitizer's
 # memcheck, racecheck and initcheck over the CUDA tests and `gpuops check --shapes quick`, then
-# prints each tool's error count per program (TOOLS="memcheck" runs a subset). Reports a tool makes on purpose-built faults (the
+# prints each tool's error count per program (TOOLS="memcheck" runs a subset of the tools,
+# ONLY="nvfp4|check_quick" a subset of the programs). Reports a tool makes on purpose-built faults (the
 # fault test's illegal address) are listed as expected. Logs go under $OUT/sanitize.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +19,14 @@ programs=(
   "backend_bad_input|.gpu/bin/backend_bad_input_test --gtest_filter=*cuda*"
   "ops_bad_input|.gpu/bin/ops_bad_input_test --gtest_filter=*cuda*"
   "check_quick|.gpu/bin/gpuops check --backend cuda --shapes quick"
+  "nvfp4|.gpu/bin/nvfp4_test --gtest_filter=*cuda*"
   "fault|.gpu/bin/cuda_fault_test"
 )
 for tool in ${TOOLS:-memcheck racecheck initcheck}; do
   for entry in "${programs[@]}"; do
     name=${entry%%|*}
     cmd=${entry#*|}
+    [[ -n "${ONLY:-}" && ! "$name" =~ ^(${ONLY})$ ]] && continue
     [ "$tool" != memcheck ] && [ "$name" = fault ] && continue
     log=$logs/${tool}_$name.log
     start=$(date +%s)

@@ -1,9 +1,12 @@
 #include "verify/check.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "gpuops/runtime/bf16.h"
 #include "gpuops/runtime/str.h"
+#include "verify/random.h"
 
 namespace gpuops::verify {
 
@@ -102,6 +105,25 @@ void CheckWrittenAndGuard(absl::Span<const uint16_t> out, uint64_t n, uint16_t p
       ++stats.guard_damage;
     }
   }
+}
+
+std::vector<uint32_t> AllColumns(uint32_t n) {
+  std::vector<uint32_t> cols(n);
+  for (uint32_t j = 0; j < n; ++j) cols[j] = j;
+  return cols;
+}
+
+std::vector<uint32_t> SampleColumns(uint32_t n, uint32_t count, uint64_t seed) {
+  std::set<uint32_t> cols;
+  for (uint32_t c : {0u, 1u, 2u, 7u, 8u, 15u, 16u, 63u, 64u, 127u, 128u, 255u, 256u}) {
+    if (c < n) cols.insert(c);
+  }
+  for (uint32_t back = 1; back <= 3 && back <= n; ++back) cols.insert(n - back);
+  Rng rng(seed);
+  while (cols.size() < std::min<uint64_t>(count, n)) {
+    cols.insert(static_cast<uint32_t>(rng.Next() % n));
+  }
+  return {cols.begin(), cols.end()};
 }
 
 }  // namespace gpuops::verify

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/types/span.h"
 
@@ -50,5 +51,11 @@ void CheckBitIdentical(absl::Span<const uint16_t> out, absl::Span<const uint16_t
 // guard) that are not (written out of bounds).
 void CheckWrittenAndGuard(absl::Span<const uint16_t> out, uint64_t n, uint16_t poison,
                           CheckStats& stats);
+
+// The columns a suite checks against its reference: all of them (AllColumns), or for a large
+// problem a fixed sample (SampleColumns: the edges and tile boundaries, then random ones up to
+// `count`), sorted.
+std::vector<uint32_t> AllColumns(uint32_t n);
+std::vector<uint32_t> SampleColumns(uint32_t n, uint32_t count, uint64_t seed);
 
 }  // namespace gpuops::verify

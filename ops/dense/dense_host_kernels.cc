@@ -27,15 +27,6 @@ struct GemmView {
   uint32_t m = 0, n = 0, k = 0, ldb = 0;
 };
 
-absl::Status CheckAligned(const HostLaunch& l, DevicePtr p, std::string_view what) {
-  if (p.address() % 16 != 0) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), " ", what, " at 0x", Hex(p.address()),
-                                             " is not 16-byte aligned (the device faults with a "
-                                             "misaligned address)"));
-  }
-  return absl::OkStatus();
-}
-
 // A, B and C of an (a, b, c, m, n, k[, ldb]) argument list, sized as the kernel reads and writes
 // them: A is M x K, B is N rows ldb apart, C is M x N.
 template <typename Args>
@@ -48,8 +39,8 @@ absl::StatusOr<GemmView> ViewGemm(const HostLaunch& l, HostMemory& mem, const Ar
         StrCat(l.kernel(), ": ldb=", ldb, " < k=", args.k, " (B rows overlap)"));
   }
   if (vector_loads) {
-    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, args.a, ArgLabel(&Args::a)));
-    GPUOPS_RETURN_IF_ERROR(CheckAligned(l, args.b, ArgLabel(&Args::b)));
+    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.a, ArgLabel(&Args::a), 16));
+    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.b, ArgLabel(&Args::b), 16));
     if (ldb % 8 != 0) {
       return absl::InvalidArgumentError(
           StrCat(l.kernel(), ": B row stride ", ldb, " is not a multiple of 8 (misaligned rows)"));

@@ -137,7 +137,19 @@ absl::Status CheckSignatureMatches(const KernelSignature& signature, std::string
         ") differ from the argument list ", list, " (", describe_fields(), "): ", what));
   };
   if (signature.params.size() != fields.size()) {
-    return mismatch(StrCat(signature.params.size(), " parameters, ", fields.size(), " fields"));
+    // Name what one side has and the other lacks: the seed's 8-versus-9-argument trap reads
+    // "the list lacks ldb".
+    std::string what = StrCat(signature.params.size(), " parameters, ", fields.size(), " fields; ");
+    if (signature.params.size() > fields.size()) {
+      StrAppend(&what, "the list lacks ",
+                StrJoin(absl::MakeConstSpan(signature.params).subspan(fields.size()), ", ",
+                        [](std::string* out, const KernelParam& p) { StrAppend(out, p.name); }));
+    } else {
+      StrAppend(&what, "the kernel has no parameter for ",
+                StrJoin(fields.subspan(signature.params.size()), ", ",
+                        [](std::string* out, const ArgField& f) { StrAppend(out, f.name); }));
+    }
+    return mismatch(std::move(what));
   }
   for (size_t i = 0; i < fields.size(); ++i) {
     const KernelParam& p = signature.params[i];

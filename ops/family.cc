@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpuops/runtime/str.h"
+#include "gpuops/runtime/types.h"
 
 namespace gpuops::ops {
 
@@ -67,6 +68,11 @@ absl::StatusOr<TraceResult> Family::Trace(GpuBackend&, std::string_view,
 absl::StatusOr<std::unique_ptr<PerfSubject>> Family::PreparePerf(GpuBackend&, const PerfProblem&,
                                                                  std::string_view) const {
   return absl::UnimplementedError(StrCat("the ", name(), " family has no perf cases"));
+}
+
+int RotationCopies(const DeviceInfo& device, uint64_t bytes) {
+  const uint64_t l2 = std::max<uint64_t>(device.l2_bytes, 50ull << 20);
+  return static_cast<int>(std::clamp<uint64_t>(CeilDiv64(3 * l2, std::max<uint64_t>(bytes, 1)), 2, 64));
 }
 
 }  // namespace gpuops::ops

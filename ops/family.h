@@ -136,6 +136,30 @@ class Family {
                                                                    std::string_view op) const;
 };
 
+// --- Helpers for families whose ops are the rows of a variants table (family_kit.h)
+
+// The table's variant names, as the family's ops.
+template <typename Table>
+std::vector<std::string> VariantOps(const Table& table) {
+  std::vector<std::string> out;
+  for (const auto& row : table.rows()) out.emplace_back(row.name);
+  return out;
+}
+
+// An op as trace and perf name it: "" is the dispatcher (nullopt), else a variant's name.
+template <typename Table>
+absl::StatusOr<std::optional<typename Table::Variant>> ParseVariantOp(const Table& table,
+                                                                      std::string_view op) {
+  if (op.empty()) return std::optional<typename Table::Variant>();
+  absl::StatusOr<typename Table::Variant> v = table.Parse(op);
+  if (!v.ok()) return v.status();
+  return std::optional<typename Table::Variant>(*v);
+}
+
+// How many copies of a perf subject's `bytes` of weights to rotate over so that together they
+// exceed the L2 three times (2..64): each timed call then reads its weights from memory.
+int RotationCopies(const DeviceInfo& device, uint64_t bytes);
+
 // Every family of this build, in registration order (ops/families.inc).
 absl::Span<const Family* const> AllFamilies();
 // The family called `name`, or null.

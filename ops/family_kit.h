@@ -221,6 +221,43 @@ struct Plan {
 // Launches `launches` in order on `stream`; stops at the first error.
 absl::Status RunLaunches(absl::Span<const KernelLaunch> launches, StreamHandle stream);
 
+// The plan-then-run entry points of a GEMM family, written once (CRTP). `Op` provides
+// CanImplement(v, args), Pick(args) (the dispatcher, which has run CanImplement for the variant
+// it returns) and PlanAccepted(v, args) (the launches of a variant CanImplement accepted; it may
+// be private if Op befriends this class).
+template <typename Op, typename VariantT, typename ArgsT>
+class PlannedGemm {
+ public:
+  using OpPlan = ops::Plan<VariantT>;
+
+  // Every launch of `v` for `args`, after CanImplement.
+  absl::StatusOr<OpPlan> Plan(VariantT v, const ArgsT& args) const {
+    if (absl::Status s = self().CanImplement(v, args); !s.ok()) return s;
+    return self().PlanAccepted(v, args);
+  }
+  // The dispatcher's plan (Pick, then Plan).
+  absl::StatusOr<OpPlan> Plan(const ArgsT& args) const {
+    absl::StatusOr<VariantT> v = self().Pick(args);
+    if (!v.ok()) return v.status();
+    return self().PlanAccepted(*v, args);
+  }
+  absl::Status Run(const OpPlan& plan, StreamHandle stream = {}) const {
+    return RunLaunches(plan.launches, stream);
+  }
+  absl::Status Run(VariantT v, const ArgsT& args, StreamHandle stream = {}) const {
+    absl::StatusOr<OpPlan> plan = Plan(v, args);
+    return plan.ok() ? Run(*plan, stream) : plan.status();
+  }
+  // The dispatcher's pick, planned and run.
+  absl::Status Gemm(const ArgsT& args, StreamHandle stream = {}) const {
+    absl::StatusOr<OpPlan> plan = Plan(args);
+    return plan.ok() ? Run(*plan, stream) : plan.status();
+  }
+
+ private:
+  const Op& self() const { return static_cast<const Op&>(*this); }
+};
+
 // --- Host emulations
 
 // Calls fn(row0, rows, col0, cols) for each block of an N-fast grid (blockIdx.x over N tiles of

@@ -13,13 +13,6 @@
 namespace gpuops::ops::dense {
 namespace {
 
-// The dispatcher ("") or the named variant.
-absl::StatusOr<std::optional<Variant>> ParseOp(std::string_view op) {
-  if (op.empty()) return std::optional<Variant>();
-  GPUOPS_ASSIGN_OR_RETURN(Variant v, kVariants.Parse(op));
-  return std::optional<Variant>(v);
-}
-
 std::string DescribePlan(const GemmPlan& plan) {
   if (plan.splits <= 1 && plan.workspace_bytes == 0) return "";
   return StrCat("splits ", plan.splits, ", workspace ", plan.workspace_bytes, " bytes");
@@ -33,8 +26,7 @@ class DensePerfSubject final : public PerfSubject {
     auto s = std::unique_ptr<DensePerfSubject>(new DensePerfSubject(p));
     GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
     const uint64_t b_bytes = uint64_t{p.n} * p.k * 2;
-    const uint64_t l2 = std::max<uint64_t>(gpu.device_info().l2_bytes, 50ull << 20);
-    const int copies = static_cast<int>(std::clamp<uint64_t>(CeilDiv64(3 * l2, b_bytes), 2, 64));
+    const int copies = RotationCopies(gpu.device_info(), b_bytes);
     std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
     std::vector<uint16_t> host_b(uint64_t{p.n} * p.k);
     verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);
@@ -101,11 +93,7 @@ class DenseFamily final : public Family {
  public:
   std::string_view name() const override { return "dense"; }
   ModuleImage image() const override { return EmbeddedModuleImage(); }
-  std::vector<std::string> ops() const override {
-    std::vector<std::string> out;
-    for (const VariantSpec& s : kVariants.rows()) out.emplace_back(s.name);
-    return out;
-  }
+  std::vector<std::string> ops() const override { return VariantOps(kVariants); }
   void RegisterHostKernels(HostKernelRegistry& registry) const override {
     dense::RegisterHostKernels(registry);
   }
@@ -140,7 +128,7 @@ class DenseFamily final : public Family {
 
   absl::StatusOr<TraceResult> Trace(GpuBackend& gpu, std::string_view op,
                                     const ProblemParams& params) const override {
-    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseOp(op));
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
     const std::string op_name = op.empty() ? "dense" : StrCat("dense.", op);
     GPUOPS_RETURN_IF_ERROR(OnlyParams(params, op_name, {"m", "n", "k", "ldb", "scale", "splits"}));
     GemmArgs args;
@@ -203,7 +191,7 @@ class DenseFamily final : public Family {
   absl::StatusOr<std::unique_ptr<PerfSubject>> PreparePerf(GpuBackend& gpu,
                                                            const PerfProblem& problem,
                                                            std::string_view op) const override {
-    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseOp(op));
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
     return DensePerfSubject::Make(gpu, problem, variant);
   }
 

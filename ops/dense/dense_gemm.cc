@@ -217,30 +217,6 @@ uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
   return WorthSplitting(args) ? WorkspaceBytes(Variant::kWgmma128x128SplitK, args) : 0;
 }
 
-absl::StatusOr<GemmPlan> DenseGemm::Plan(Variant v, const GemmArgs& args) const {
-  GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
-  return PlanAccepted(kVariants[v], args);
-}
-
-absl::StatusOr<GemmPlan> DenseGemm::Plan(const GemmArgs& args) const {
-  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));  // Pick ran CanImplement for v
-  return PlanAccepted(kVariants[v], args);
-}
-
-absl::Status DenseGemm::Run(const GemmPlan& plan, StreamHandle stream) const {
-  return RunLaunches(plan.launches, stream);
-}
-
-absl::Status DenseGemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
-  GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, Plan(v, args));
-  return Run(plan, stream);
-}
-
-absl::Status DenseGemm::Gemm(const GemmArgs& args, StreamHandle stream) const {
-  GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, Plan(args));
-  return Run(plan, stream);
-}
-
 absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& spec,
                                                             const GemmArgs& args) const {
   // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
@@ -274,8 +250,8 @@ absl::Status DenseGemm::AddLaunch(GemmPlan& plan, const VariantSpec& spec, const
   return absl::OkStatus();
 }
 
-absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(const VariantSpec& spec,
-                                                 const GemmArgs& args) const {
+absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args) const {
+  const VariantSpec& spec = kVariants[v];
   GemmPlan plan;
   plan.variant = spec.variant;
   plan.variant_name = spec.name;

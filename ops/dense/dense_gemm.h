@@ -69,7 +69,7 @@ GemmExtents ExtentsOf(const GemmArgs& args);
 
 using GemmPlan = Plan<Variant>;
 
-class DenseGemm {
+class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
  public:
   // Loads the family on `gpu` and registers its host emulations (for the mock).
   static absl::StatusOr<DenseGemm> Load(GpuBackend& gpu);
@@ -89,13 +89,8 @@ class DenseGemm {
   uint32_t SplitsFor(Variant v, const GemmArgs& args) const;
   // The workspace that lets Gemm() pick a split-K variant for `args` (0 when it would not).
   uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
-
-  // Every launch of `v` for `args`, after CanImplement.
-  absl::StatusOr<GemmPlan> Plan(Variant v, const GemmArgs& args) const;
-  // The dispatcher's plan (Pick, then Plan).
-  absl::StatusOr<GemmPlan> Plan(const GemmArgs& args) const;
-  absl::Status Run(const GemmPlan& plan, StreamHandle stream = {}) const;
-  absl::Status Run(Variant v, const GemmArgs& args, StreamHandle stream = {}) const;
+  // Plan(v, args), Plan(args) (the dispatcher's), Run(plan), Run(v, args) and Gemm(args) come
+  // from PlannedGemm (family_kit.h).
 
   // The dispatcher, first variant that ships and can implement the call:
   //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;
@@ -107,7 +102,6 @@ class DenseGemm {
   // An operand that is not 16-byte aligned is refused rather than sent to the scalar kernel (a
   // tenth of the speed): align it, or run Variant::kScalar explicitly.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
-  absl::Status Gemm(const GemmArgs& args, StreamHandle stream = {}) const;
 
   GpuBackend& gpu() const { return *gpu_; }
 
@@ -122,8 +116,9 @@ class DenseGemm {
 
   // The variant's kernel bound to the argument list of its shape (null when not shipped).
   absl::StatusOr<AnyKernel> BindVariant(const VariantSpec& spec) const;
+  friend class PlannedGemm<DenseGemm, Variant, GemmArgs>;
   // The launches of a variant CanImplement has accepted.
-  absl::StatusOr<GemmPlan> PlanAccepted(const VariantSpec& spec, const GemmArgs& args) const;
+  absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
   // Grid, block and shared memory of the variant's first kernel.
   LaunchDims Dims(const VariantSpec& spec, const GemmArgs& args) const;
   absl::StatusOr<TmaMaps> EncodeTmaMaps(const VariantSpec& spec, const GemmArgs& args) const;

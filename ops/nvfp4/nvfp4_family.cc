@@ -19,13 +19,6 @@
 namespace gpuops::ops::nvfp4 {
 namespace {
 
-// The dispatcher ("") or the named variant.
-absl::StatusOr<std::optional<Variant>> ParseOp(std::string_view op) {
-  if (op.empty()) return std::optional<Variant>();
-  GPUOPS_ASSIGN_OR_RETURN(Variant v, kVariants.Parse(op));
-  return std::optional<Variant>(v);
-}
-
 // A perf weight: random BF16 [N, K] quantized, prepared with the default stride, and dequantized
 // back to BF16 for the cuBLAS baseline. Made once per (N, K) in a process: quantizing a
 // vocab-sized weight takes seconds.
@@ -60,20 +53,16 @@ class Nvfp4PerfSubject final : public PerfSubject {
     auto s = std::unique_ptr<Nvfp4PerfSubject>(new Nvfp4PerfSubject(p));
     GPUOPS_ASSIGN_OR_RETURN(Nvfp4Gemm gemm, Nvfp4Gemm::Load(gpu));
     GPUOPS_ASSIGN_OR_RETURN(std::shared_ptr<const PerfWeight> weight, GetPerfWeight(p.n, p.k));
-    const uint64_t l2 = std::max<uint64_t>(gpu.device_info().l2_bytes, 50ull << 20);
-    auto copies_of = [&](uint64_t bytes) {
-      return static_cast<int>(std::clamp<uint64_t>(CeilDiv64(3 * l2, bytes), 2, 64));
-    };
     std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
     verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);
     GPUOPS_ASSIGN_OR_RETURN(s->a_, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
     GPUOPS_ASSIGN_OR_RETURN(s->c_, DeviceBuffer::Allocate(gpu, uint64_t{p.m} * p.n * 2));
     const uint64_t weight_bytes = weight->prepared.packed.size() + weight->prepared.scales.size();
-    for (int i = 0; i < copies_of(weight_bytes); ++i) {
+    for (int i = 0; i < RotationCopies(gpu.device_info(), weight_bytes); ++i) {
       GPUOPS_ASSIGN_OR_RETURN(UploadedWeight w, UploadWeight(gpu, weight->prepared));
       s->weights_.push_back(std::move(w));
     }
-    for (int i = 0; i < copies_of(weight->bf16.size() * 2); ++i) {
+    for (int i = 0; i < RotationCopies(gpu.device_info(), weight->bf16.size() * 2); ++i) {
       GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::FromHost<uint16_t>(gpu, weight->bf16));
       s->bf16_weights_.push_back(std::move(b));
     }
@@ -122,11 +111,7 @@ class Nvfp4Family final : public Family {
  public:
   std::string_view name() const override { return "nvfp4"; }
   ModuleImage image() const override { return EmbeddedModuleImage(); }
-  std::vector<std::string> ops() const override {
-    std::vector<std::string> out;
-    for (const VariantSpec& s : kVariants.rows()) out.emplace_back(s.name);
-    return out;
-  }
+  std::vector<std::string> ops() const override { return VariantOps(kVariants); }
   void RegisterHostKernels(HostKernelRegistry& registry) const override {
     nvfp4::RegisterHostKernels(registry);
   }
@@ -149,7 +134,7 @@ class Nvfp4Family final : public Family {
   // Params m, n, k and ldb (the weight's row stride; default Prepare's, DefaultLdb(n)).
   absl::StatusOr<TraceResult> Trace(GpuBackend& gpu, std::string_view op,
                                     const ProblemParams& params) const override {
-    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseOp(op));
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
     const std::string op_name = op.empty() ? "nvfp4" : StrCat("nvfp4.", op);
     GPUOPS_RETURN_IF_ERROR(OnlyParams(params, op_name, {"m", "n", "k", "ldb"}));
     GemmArgs args;
@@ -200,7 +185,7 @@ class Nvfp4Family final : public Family {
   absl::StatusOr<std::unique_ptr<PerfSubject>> PreparePerf(GpuBackend& gpu,
                                                            const PerfProblem& problem,
                                                            std::string_view op) const override {
-    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseOp(op));
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
     return Nvfp4PerfSubject::Make(gpu, problem, variant);
   }
 };

@@ -128,32 +128,8 @@ LaunchDims Nvfp4Gemm::Dims(const VariantSpec& spec, const GemmArgs& args) const 
   return {TileGrid(spec, args.m, args.w.n), spec.block, spec.shared_mem_bytes};
 }
 
-absl::StatusOr<GemmPlan> Nvfp4Gemm::Plan(Variant v, const GemmArgs& args) const {
-  GPUOPS_RETURN_IF_ERROR(CanImplement(v, args));
-  return PlanAccepted(kVariants[v], args);
-}
-
-absl::StatusOr<GemmPlan> Nvfp4Gemm::Plan(const GemmArgs& args) const {
-  GPUOPS_ASSIGN_OR_RETURN(Variant v, Pick(args));  // Pick ran CanImplement for v
-  return PlanAccepted(kVariants[v], args);
-}
-
-absl::Status Nvfp4Gemm::Run(const GemmPlan& plan, StreamHandle stream) const {
-  return RunLaunches(plan.launches, stream);
-}
-
-absl::Status Nvfp4Gemm::Run(Variant v, const GemmArgs& args, StreamHandle stream) const {
-  GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, Plan(v, args));
-  return Run(plan, stream);
-}
-
-absl::Status Nvfp4Gemm::Gemm(const GemmArgs& args, StreamHandle stream) const {
-  GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, Plan(args));
-  return Run(plan, stream);
-}
-
-absl::StatusOr<GemmPlan> Nvfp4Gemm::PlanAccepted(const VariantSpec& spec,
-                                                 const GemmArgs& args) const {
+absl::StatusOr<GemmPlan> Nvfp4Gemm::PlanAccepted(Variant v, const GemmArgs& args) const {
+  const VariantSpec& spec = kVariants[v];
   GemmPlan plan;
   plan.variant = spec.variant;
   plan.variant_name = spec.name;

@@ -89,7 +89,7 @@ GemmExtents ExtentsOf(const GemmArgs& args);
 
 using GemmPlan = Plan<Variant>;
 
-class Nvfp4Gemm {
+class Nvfp4Gemm : public PlannedGemm<Nvfp4Gemm, Variant, GemmArgs> {
  public:
   // Loads the family on `gpu` and registers its host emulations (for the mock).
   static absl::StatusOr<Nvfp4Gemm> Load(GpuBackend& gpu);
@@ -104,18 +104,14 @@ class Nvfp4Gemm {
   absl::Status CanImplement(Variant v, const GemmArgs& args) const;
   // No NVFP4 kernel needs a workspace: always 0.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
-
-  absl::StatusOr<GemmPlan> Plan(Variant v, const GemmArgs& args) const;
-  absl::StatusOr<GemmPlan> Plan(const GemmArgs& args) const;  // Pick, then Plan
-  absl::Status Run(const GemmPlan& plan, StreamHandle stream = {}) const;
-  absl::Status Run(Variant v, const GemmArgs& args, StreamHandle stream = {}) const;
+  // Plan(v, args), Plan(args) (the dispatcher's), Run(plan), Run(v, args) and Gemm(args) come
+  // from PlannedGemm (family_kit.h).
 
   // The dispatcher picks among the lossless variants only (the FP8 ones round A and run only
   // when named): a padded weight goes to n128_ldb (M <= 64) or m128_bf16_ldb; otherwise M > 64
   // takes m128_bf16, and smaller M n128 when its 128-wide tiles still give every SM a block,
   // base otherwise.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
-  absl::Status Gemm(const GemmArgs& args, StreamHandle stream = {}) const;
 
   GpuBackend& gpu() const { return *gpu_; }
 
@@ -124,7 +120,9 @@ class Nvfp4Gemm {
 
   absl::StatusOr<AnyKernel> BindVariant(const VariantSpec& spec) const;
   LaunchDims Dims(const VariantSpec& spec, const GemmArgs& args) const;
-  absl::StatusOr<GemmPlan> PlanAccepted(const VariantSpec& spec, const GemmArgs& args) const;
+  friend class PlannedGemm<Nvfp4Gemm, Variant, GemmArgs>;
+  // The launches of a variant CanImplement has accepted.
+  absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;

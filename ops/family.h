@@ -83,7 +83,9 @@ struct PerfProblem {
   uint32_t m = 0, n = 0, k = 0;
 };
 
-// One prepared problem on the GPU, launched by the timing loop.
+// One prepared problem on the GPU, launched by the timing loop. The tool keeps a subject alive
+// until the next one is prepared, so a family may share weights between consecutive problems of
+// the same weight shape (the perf sweeps walk M with the weights fixed).
 class PerfSubject {
  public:
   virtual ~PerfSubject() = default;

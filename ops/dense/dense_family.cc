@@ -1,6 +1,10 @@
 // The dense family as tools and suites see it (ops/family.h): its variants as ops, the check
 // suite (dense_checks.h), traces of the dispatcher or one variant, and perf subjects.
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
 #include "gpuops/runtime/owned.h"
 #include "gpuops/runtime/status.h"
@@ -18,28 +22,48 @@ std::string DescribePlan(const GemmPlan& plan) {
   return StrCat("splits ", plan.splits, ", workspace ", plan.workspace_bytes, " bytes");
 }
 
-// Our GEMM on one shape, weights rotated over enough copies to exceed the L2 three times.
+// Random BF16 weights [N, K] in enough copies to exceed the L2 three times, shared by the perf
+// subjects of one weight shape that are alive at once (the tool keeps the last one until the
+// next exists, so a walk over M makes them once).
+struct PerfWeights {
+  std::vector<DeviceBuffer> copies;
+};
+
+absl::StatusOr<std::shared_ptr<PerfWeights>> SharedWeights(GpuBackend& gpu, uint32_t n,
+                                                           uint32_t k) {
+  static std::mutex mu;
+  static auto* cache =
+      new std::map<std::tuple<GpuBackend*, uint32_t, uint32_t>, std::weak_ptr<PerfWeights>>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache->find({&gpu, n, k}); it != cache->end()) {
+    if (std::shared_ptr<PerfWeights> alive = it->second.lock()) return alive;
+  }
+  std::vector<uint16_t> host_b(uint64_t{n} * k);
+  verify::FillRandomBf16(absl::MakeSpan(host_b), 2 + n);
+  auto weights = std::make_shared<PerfWeights>();
+  for (int i = 0; i < RotationCopies(gpu.device_info(), host_b.size() * 2); ++i) {
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer copy, DeviceBuffer::FromHost<uint16_t>(gpu, host_b));
+    weights->copies.push_back(std::move(copy));
+  }
+  (*cache)[{&gpu, n, k}] = weights;
+  return weights;
+}
+
+// Our GEMM on one shape, over the shape's shared weights.
 class DensePerfSubject final : public PerfSubject {
  public:
   static absl::StatusOr<std::unique_ptr<PerfSubject>> Make(GpuBackend& gpu, const PerfProblem& p,
                                                            std::optional<Variant> forced) {
     auto s = std::unique_ptr<DensePerfSubject>(new DensePerfSubject(p));
     GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
-    const uint64_t b_bytes = uint64_t{p.n} * p.k * 2;
-    const int copies = RotationCopies(gpu.device_info(), b_bytes);
     std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
-    std::vector<uint16_t> host_b(uint64_t{p.n} * p.k);
     verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);
-    verify::FillRandomBf16(absl::MakeSpan(host_b), 2 + p.n);
     GPUOPS_ASSIGN_OR_RETURN(s->a_, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
-    for (int i = 0; i < copies; ++i) {
-      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer copy, DeviceBuffer::FromHost<uint16_t>(gpu, host_b));
-      s->b_.push_back(std::move(copy));
-    }
+    GPUOPS_ASSIGN_OR_RETURN(s->weights_, SharedWeights(gpu, p.n, p.k));
     GPUOPS_ASSIGN_OR_RETURN(s->c_, DeviceBuffer::Allocate(gpu, uint64_t{p.m} * p.n * 2));
 
     GemmArgs args{
-        .a = s->a_.span(), .b = s->b_[0].span(), .c = s->c_.span(), .m = p.m, .n = p.n, .k = p.k};
+        .a = s->a_.span(), .b = s->weights_->copies[0].span(), .c = s->c_.span(), .m = p.m, .n = p.n, .k = p.k};
     Variant variant;
     if (forced) {
       variant = *forced;
@@ -55,7 +79,7 @@ class DensePerfSubject final : public PerfSubject {
       GPUOPS_ASSIGN_OR_RETURN(s->workspace_, DeviceBuffer::Allocate(gpu, ws));
       args.workspace = s->workspace_.span();
     }
-    for (const DeviceBuffer& b : s->b_) {
+    for (const DeviceBuffer& b : s->weights_->copies) {
       args.b = b.span();
       GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, dense.Plan(variant, args));
       s->plans_.push_back(std::move(plan));
@@ -73,7 +97,9 @@ class DensePerfSubject final : public PerfSubject {
   }
   double flops() const override { return 2.0 * p_.m * p_.n * p_.k; }
   DevicePtr a() const override { return a_.ptr(); }
-  DevicePtr b(int i) const override { return b_[i % b_.size()].ptr(); }
+  DevicePtr b(int i) const override {
+    return weights_->copies[i % weights_->copies.size()].ptr();
+  }
   DevicePtr c() const override { return c_.ptr(); }
 
  private:
@@ -82,7 +108,7 @@ class DensePerfSubject final : public PerfSubject {
   PerfProblem p_;
   std::optional<DenseGemm> dense_;
   DeviceBuffer a_;
-  std::vector<DeviceBuffer> b_;
+  std::shared_ptr<PerfWeights> weights_;
   DeviceBuffer c_;
   DeviceBuffer workspace_;
   std::vector<GemmPlan> plans_;

@@ -55,11 +55,11 @@ struct PerfOptions {
   std::string op;                  // full-match regex over "family" (its dispatcher) and
                                    // "family.op"; empty: every family's dispatcher
   std::string only = ".*";         // regex over shape names ("qkv", "lm_head", ...)
-  std::string shapes = "llama";    // llama, decode, prefill, square, variants, none
+  std::string shapes = "llama";    // llama, decode, prefill, square, variants, sweep, none
   std::vector<std::string> shape;  // extra "M,N,K" shapes
-  std::string iterations = "30";   // timed samples, each the median's input (a decimal >= 20)
+  std::string iterations = "30";   // timed samples, each the median's input (a decimal >= 10)
   std::string batch = "1";         // back-to-back launches per sample (a decimal in 1..1000)
-  std::string csv, json, plot;
+  std::string csv, json, plot, heatmap;
 };
 int RunPerf(const PerfOptions& options);
 

@@ -1,9 +1,11 @@
 // gpuops perf: ops (each family's dispatcher, or named ops) against cuBLASLt on the same shapes in
 // the same process. Each sample times --batch back-to-back launches between two CUDA events (1,
 // the default, is the anchors' method; more hides each launch's latency behind the one before,
-// as in an inference step), the weight rotated among enough copies to exceed 3x the L2; a timing
-// is the median of >= 20 samples after warm-up, per launch. The read roof (a read-only streaming
-// kernel over 4 GiB) is measured the same way in the same run.
+// as in an inference step), the weight rotated among enough copies to exceed 3x the L2. Our
+// samples and cuBLAS's alternate (ours, cuBLAS, ours, ...) so that clocks, power and the L2 treat
+// both alike; each timing is the median of its samples after warm-up, per launch, with how far
+// the median moved between the first and second half of the samples. The read roof (a read-only
+// streaming kernel over 4 GiB) is measured the same way in the same run.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "ops/family.h"
 #include "ops/testkit/testkit.h"
 #include "perf_report.h"
+#include "sweep_shapes.h"
 
 namespace gpuops::tools {
 namespace {
@@ -52,9 +55,13 @@ absl::StatusOr<std::vector<ops::PerfProblem>> ProblemsFor(const PerfOptions& o) 
     out = {{"sq4096", 4096, 4096, 4096}, {"sq8192", 8192, 8192, 8192}};
   } else if (o.shapes == "variants") {
     for (uint32_t m : {1u, 16u, 4096u}) out.push_back({"o", m, 4096, 4096});
+  } else if (o.shapes == "sweep") {
+    for (const SweepShape& s : kSweepShapes) {
+      for (uint32_t m : kSweepMs) out.push_back({StrCat(s.model, ".", s.layer), m, s.n, s.k});
+    }
   } else if (o.shapes != "none") {
-    return absl::InvalidArgumentError(StrCat("unknown shape set '", o.shapes,
-                                             "' (llama, decode, prefill, square, variants, none)"));
+    return absl::InvalidArgumentError(StrCat(
+        "unknown shape set '", o.shapes, "' (llama, decode, prefill, square, variants, sweep, none)"));
   }
   for (const auto& [name, nk] : llama) {
     for (uint32_t m : ms) out.push_back({name, m, nk.first, nk.second});
@@ -99,24 +106,49 @@ double Median(std::vector<float> v) {
   return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Median milliseconds per call of fn(i): `samples` event-timed samples of `batch` back-to-back
-// calls each, after kWarmup untimed calls.
-absl::StatusOr<double> TimeMedian(GpuBackend& gpu, int samples, int batch,
-                                  const std::function<absl::Status(int)>& fn) {
+// A timing: the median milliseconds per call, and how far the median of the first half of the
+// samples lies from the second half's, relative to the median.
+struct Timing {
+  double ms = NAN;
+  double spread = NAN;
+};
+
+Timing Summarize(const std::vector<float>& samples) {
+  const size_t half = samples.size() / 2;
+  Timing t;
+  t.ms = Median(samples);
+  const double first = Median({samples.begin(), samples.begin() + static_cast<ptrdiff_t>(half)});
+  const double second = Median({samples.begin() + static_cast<ptrdiff_t>(half), samples.end()});
+  t.spread = t.ms > 0 ? std::fabs(first - second) / t.ms : NAN;
+  return t;
+}
+
+// Times each of `fns` (fn(i) makes the i-th call) over `samples` event-timed samples of `batch`
+// back-to-back calls each, the functions' samples interleaved (fns[0], fns[1], fns[0], ...),
+// after kWarmup untimed calls of each. Per call.
+absl::StatusOr<std::vector<Timing>> TimeInterleaved(
+    GpuBackend& gpu, int samples, int batch,
+    const std::vector<std::function<absl::Status(int)>>& fns) {
   GPUOPS_ASSIGN_OR_RETURN(OwnedEvent start, MakeEvent(gpu));
   GPUOPS_ASSIGN_OR_RETURN(OwnedEvent end, MakeEvent(gpu));
-  int call = 0;
-  for (; call < kWarmup; ++call) GPUOPS_RETURN_IF_ERROR(fn(call));
-  GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
-  std::vector<float> ms;
-  for (int i = 0; i < samples; ++i) {
-    GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(start.get()));
-    for (int j = 0; j < batch; ++j) GPUOPS_RETURN_IF_ERROR(fn(call++));
-    GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(end.get()));
-    GPUOPS_ASSIGN_OR_RETURN(float t, gpu.ElapsedMs(start.get(), end.get()));
-    ms.push_back(t / static_cast<float>(batch));
+  std::vector<int> calls(fns.size(), 0);
+  for (size_t f = 0; f < fns.size(); ++f) {
+    for (; calls[f] < kWarmup; ++calls[f]) GPUOPS_RETURN_IF_ERROR(fns[f](calls[f]));
   }
-  return Median(std::move(ms));
+  GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
+  std::vector<std::vector<float>> ms(fns.size());
+  for (int i = 0; i < samples; ++i) {
+    for (size_t f = 0; f < fns.size(); ++f) {
+      GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(start.get()));
+      for (int j = 0; j < batch; ++j) GPUOPS_RETURN_IF_ERROR(fns[f](calls[f]++));
+      GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(end.get()));
+      GPUOPS_ASSIGN_OR_RETURN(float t, gpu.ElapsedMs(start.get(), end.get()));
+      ms[f].push_back(t / static_cast<float>(batch));
+    }
+  }
+  std::vector<Timing> out;
+  for (const std::vector<float>& m : ms) out.push_back(Summarize(m));
+  return out;
 }
 
 absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::testkit::TestKernels& testkit,
@@ -127,10 +159,12 @@ absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::testkit::TestKernels
   GPUOPS_RETURN_IF_ERROR(gpu.Memset(src.ptr(), 0x5a, bytes));
   const uint32_t blocks = static_cast<uint32_t>(gpu.device_info().sm_count) * 8;
   GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::Allocate(gpu, blocks * 4));
-  GPUOPS_ASSIGN_OR_RETURN(double ms, TimeMedian(gpu, iterations, batch, [&](int) {
-                            return testkit.StreamRead(src.span(), blocks, sink.span());
-                          }));
-  return bytes / (ms * 1e-3) / 1e12;
+  GPUOPS_ASSIGN_OR_RETURN(std::vector<Timing> t,
+                          TimeInterleaved(gpu, iterations, batch, {[&](int) {
+                                            return testkit.StreamRead(src.span(), blocks,
+                                                                      sink.span());
+                                          }}));
+  return bytes / (t[0].ms * 1e-3) / 1e12;
 }
 
 double RelativeFrobenius(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
@@ -149,7 +183,8 @@ double RelativeFrobenius(const std::vector<uint16_t>& got, const std::vector<uin
 absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas,
                                                DevicePtr cublas_workspace,
                                                uint64_t cublas_workspace_bytes, const Job& job,
-                                               int iterations, int batch, double roof) {
+                                               int iterations, int batch, double roof,
+                                               std::unique_ptr<ops::PerfSubject>& last_subject) {
   const ops::PerfProblem& p = job.problem;
   PerfRow row{
       .name = p.name, .family = std::string(job.family->name()), .m = p.m, .n = p.n, .k = p.k};
@@ -165,33 +200,38 @@ absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas
   }
   ops::PerfSubject& subject = **prepared;
   row.variant = subject.variant();
-  GPUOPS_ASSIGN_OR_RETURN(
-      double ours_ms, TimeMedian(gpu, iterations, batch, [&](int i) { return subject.Run(i); }));
-  row.ours_us = ours_ms * 1e3;
   const uint64_t c_elems = uint64_t{p.m} * p.n;
+  std::vector<std::function<absl::Status(int)>> fns = {[&](int i) { return subject.Run(i); }};
+  DeviceBuffer c_cublas;
+  std::unique_ptr<CublasLtGemm> plan;
   if (cublas != nullptr) {
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c_cublas, DeviceBuffer::Allocate(gpu, c_elems * 2));
-    auto plan = cublas->Plan(p.m, p.n, p.k, p.k, cublas_workspace, cublas_workspace_bytes);
-    if (plan.ok()) {
-      GPUOPS_ASSIGN_OR_RETURN(double cublas_ms, TimeMedian(gpu, iterations, batch, [&](int i) {
-                                return (*plan)->Run(subject.a(), subject.b(i), c_cublas.ptr(), {});
-                              }));
-      row.cublas_us = cublas_ms * 1e3;
-      // Both results from the same inputs must agree to BF16 accuracy.
-      GPUOPS_RETURN_IF_ERROR(subject.Run(0));
-      GPUOPS_RETURN_IF_ERROR((*plan)->Run(subject.a(), subject.b(0), c_cublas.ptr(), {}));
-      GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
-      const uint64_t sample = std::min<uint64_t>(c_elems, uint64_t{1} << 24);
-      std::vector<uint16_t> ours(sample);
-      std::vector<uint16_t> theirs(sample);
-      GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
-          absl::MakeSpan(reinterpret_cast<std::byte*>(ours.data()), sample * 2), subject.c()));
-      GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
-          absl::MakeSpan(reinterpret_cast<std::byte*>(theirs.data()), sample * 2), c_cublas.ptr()));
-      row.agreement = RelativeFrobenius(ours, theirs);
+    GPUOPS_ASSIGN_OR_RETURN(c_cublas, DeviceBuffer::Allocate(gpu, c_elems * 2));
+    auto planned = cublas->Plan(p.m, p.n, p.k, p.k, cublas_workspace, cublas_workspace_bytes);
+    if (planned.ok()) {
+      plan = *std::move(planned);
+      fns.push_back([&](int i) { return plan->Run(subject.a(), subject.b(i), c_cublas.ptr(), {}); });
     } else {
-      row.note = StrCat("cuBLASLt: ", plan.status().message());
+      row.note = StrCat("cuBLASLt: ", planned.status().message());
     }
+  }
+  GPUOPS_ASSIGN_OR_RETURN(std::vector<Timing> t, TimeInterleaved(gpu, iterations, batch, fns));
+  row.ours_us = t[0].ms * 1e3;
+  row.ours_spread = t[0].spread;
+  if (plan != nullptr) {
+    row.cublas_us = t[1].ms * 1e3;
+    row.cublas_spread = t[1].spread;
+    // Both results from the same inputs must agree to BF16 accuracy.
+    GPUOPS_RETURN_IF_ERROR(subject.Run(0));
+    GPUOPS_RETURN_IF_ERROR(plan->Run(subject.a(), subject.b(0), c_cublas.ptr(), {}));
+    GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
+    const uint64_t sample = std::min<uint64_t>(c_elems, uint64_t{1} << 24);
+    std::vector<uint16_t> ours(sample);
+    std::vector<uint16_t> theirs(sample);
+    GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
+        absl::MakeSpan(reinterpret_cast<std::byte*>(ours.data()), sample * 2), subject.c()));
+    GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
+        absl::MakeSpan(reinterpret_cast<std::byte*>(theirs.data()), sample * 2), c_cublas.ptr()));
+    row.agreement = RelativeFrobenius(ours, theirs);
   }
   const double flops = subject.flops();
   const double bytes = subject.bytes();
@@ -202,15 +242,17 @@ absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas
     row.cublas_tflops = flops / (row.cublas_us * 1e-6) / 1e12;
     row.cublas_tbps = bytes / (row.cublas_us * 1e-6) / 1e12;
   }
+  // Kept until the next subject exists: consecutive problems on the same weight shape share it.
+  last_subject = *std::move(prepared);
   return std::optional<PerfRow>(std::move(row));
 }
 
 }  // namespace
 
 int RunPerf(const PerfOptions& o) {
-  // Medians are taken over at least 20 samples.
+  // Medians are taken over at least 10 samples (30 by default; the sweep runs with fewer).
   const std::optional<uint64_t> iterations =
-      ParseFlag("perf", "--iterations", o.iterations, 20, 100000);
+      ParseFlag("perf", "--iterations", o.iterations, 10, 100000);
   const std::optional<uint64_t> batch = ParseFlag("perf", "--batch", o.batch, 1, 1000);
   if (!iterations || !batch) return kExitUsage;
   const std::optional<std::regex> only = CompileFilter("perf", "--only", o.only);
@@ -278,13 +320,14 @@ int RunPerf(const PerfOptions& o) {
   report.batch = launches;
   std::printf(
       "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the median of "
-      "%d samples of %d back-to-back launch(es); cuBLASLt %s\n",
+      "%d samples of %d back-to-back launch(es), ours and cuBLAS's interleaved; cuBLASLt %s\n",
       report.device.c_str(), *roof, samples, launches, report.cublas.c_str());
   int status = kExitOk;
+  std::unique_ptr<ops::PerfSubject> last_subject;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
     auto row = Measure(*gpu, cublas.ok() ? cublas->get() : nullptr, ws->ptr(), kCublasWorkspace,
-                       job, samples, launches, *roof);
+                       job, samples, launches, *roof, last_subject);
     if (!row.ok()) {
       std::fprintf(stderr, "gpuops perf: %s %s m=%u: %s\n", std::string(job.family->name()).c_str(),
                    job.problem.name.c_str(), job.problem.m,
@@ -298,9 +341,11 @@ int RunPerf(const PerfOptions& o) {
     std::fflush(stdout);
     report.rows.push_back(**std::move(row));
   }
-  std::printf("\n%s", FormatTable(report).c_str());
-  for (const auto& [path, text] :
-       {std::pair{o.csv, report.Csv()}, {o.json, report.Json()}, {o.plot, report.Svg()}}) {
+  std::printf("\n%s\n%s\n", FormatTable(report).c_str(), report.Summary().c_str());
+  for (const auto& [path, text] : {std::pair{o.csv, report.Csv()},
+                                   {o.json, report.Json()},
+                                   {o.plot, report.Svg()},
+                                   {o.heatmap, report.Heatmap()}}) {
     if (path.empty()) continue;
     std::ofstream out(path);
     out << text;

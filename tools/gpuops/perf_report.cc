@@ -1,7 +1,11 @@
 #include "perf_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "gpuops/runtime/str.h"
 #include "nlohmann/json.hpp"
@@ -82,14 +86,16 @@ std::string FormatTable(const PerfReport& report) {
 std::string PerfReport::Csv() const {
   std::string out =
       "shape,family,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,"
-      "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,note\n";
+      "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,ours_spread,"
+      "cublas_spread,note\n";
   for (const PerfRow& r : rows) {
     StrAppend(&out, CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
               CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
               Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",", Fixed(r.tbps, 3), ",",
               Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
               Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
-              ",", Fixed(read_roof_tbps, 3), ",", batch, ",", CsvField(r.note), "\n");
+              ",", Fixed(read_roof_tbps, 3), ",", batch, ",", Fixed(r.ours_spread, 4), ",",
+              Fixed(r.cublas_spread, 4), ",", CsvField(r.note), "\n");
   }
   return out;
 }
@@ -112,6 +118,8 @@ std::string PerfReport::Json() const {
                         {"tbps", number(r.tbps)},
                         {"roof_fraction", number(r.roof_fraction)},
                         {"agreement", number(r.agreement)},
+                        {"ours_spread", number(r.ours_spread)},
+                        {"cublas_spread", number(r.cublas_spread)},
                         {"note", r.note}});
   }
   nlohmann::json doc = {{"device", device},
@@ -198,6 +206,97 @@ std::string PerfReport::Svg() const {
     if (std::isfinite(r.cublas_us)) {
       StrAppend(&s, "<rect x=\"", left, "\" y=\"", y + 2 + (bar - 4) / 2, "\" width=\"",
                 x_of(r.cublas_us) - left, "\" height=\"", (bar - 4) / 2, "\" fill=\"#999\"/>\n");
+    }
+  }
+  return s + "</svg>\n";
+}
+
+std::string PerfReport::Summary() const {
+  std::vector<std::pair<double, const PerfRow*>> measured;
+  for (const PerfRow& r : rows) {
+    if (std::isfinite(r.speedup()) && r.speedup() > 0) measured.emplace_back(r.speedup(), &r);
+  }
+  const size_t unmeasured = rows.size() - measured.size();
+  if (measured.empty()) return StrCat("speedup over cuBLAS: no row has both times (", rows.size(),
+                                      " rows)");
+  std::sort(measured.begin(), measured.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const size_t n = measured.size();
+  const double median = n % 2 == 1 ? measured[n / 2].first
+                                   : 0.5 * (measured[n / 2 - 1].first + measured[n / 2].first);
+  double log_sum = 0;
+  size_t below_95 = 0, below_80 = 0;
+  for (const auto& [speedup, row] : measured) {
+    log_sum += std::log(speedup);
+    below_95 += speedup < 0.95 ? 1 : 0;
+    below_80 += speedup < 0.80 ? 1 : 0;
+  }
+  const PerfRow& worst = *measured.front().second;
+  return StrCat("speedup over cuBLAS on ", n, " rows: min ", Fixed(measured.front().first, 2),
+                "x (", worst.name, " M=", worst.m, "), median ", Fixed(median, 2), "x, geomean ",
+                Fixed(std::exp(log_sum / static_cast<double>(n)), 2), "x; ", below_95,
+                " below 0.95x, ", below_80, " below 0.80x",
+                unmeasured > 0 ? StrCat("; ", unmeasured, " rows without both times") : "");
+}
+
+std::string PerfReport::Heatmap() const {
+  // Rows: shape names in order of first appearance; columns: the Ms, ascending.
+  std::vector<std::string> shapes;
+  std::map<std::string, std::pair<uint32_t, uint32_t>> nk;
+  std::set<uint32_t> ms;
+  std::map<std::pair<std::string, uint32_t>, const PerfRow*> cells;
+  for (const PerfRow& r : rows) {
+    if (!nk.count(r.name)) {
+      shapes.push_back(r.name);
+      nk[r.name] = {r.n, r.k};
+    }
+    ms.insert(r.m);
+    cells[{r.name, r.m}] = &r;
+  }
+  const int cell_w = 44, cell_h = 16, left = 230, top = 60;
+  const int width = left + cell_w * static_cast<int>(ms.size()) + 20;
+  const int height = top + cell_h * static_cast<int>(shapes.size()) + 60;
+  std::string s =
+      StrCat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", width, "\" height=\"", height,
+             "\" font-family=\"sans-serif\" font-size=\"10\">\n",
+             "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+  StrAppend(&s, "<text x=\"10\" y=\"18\" font-size=\"13\">speedup over cuBLASLt on ",
+            XmlText(device), ": red below 0.95x, white 1x, green faster</text>\n",
+            "<text x=\"10\" y=\"34\">", XmlText(Summary()), "</text>\n");
+  auto colour = [](double x) {
+    // Red (0.5x and below) -> white (1x) -> green (1.5x and above); light red from 0.95x down.
+    const double t = std::clamp((x - 1.0) / 0.5, -1.0, 1.0);
+    int r = 255, g = 255, b = 255;
+    if (t < 0) {
+      g = b = static_cast<int>(255 * (1 + t) * (x < 0.95 ? 0.85 : 1.0));
+    } else {
+      r = b = static_cast<int>(255 * (1 - t));
+    }
+    return StrCat("rgb(", r, ",", g, ",", b, ")");
+  };
+  int col = 0;
+  for (uint32_t m : ms) {
+    StrAppend(&s, "<text x=\"", left + col * cell_w + cell_w / 2, "\" y=\"", top - 6,
+              "\" text-anchor=\"middle\">M=", m, "</text>\n");
+    ++col;
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const int y = top + static_cast<int>(i) * cell_h;
+    StrAppend(&s, "<text x=\"", left - 6, "\" y=\"", y + 12, "\" text-anchor=\"end\">",
+              XmlText(StrCat(shapes[i], " ", nk[shapes[i]].first, "x", nk[shapes[i]].second)),
+              "</text>\n");
+    col = 0;
+    for (uint32_t m : ms) {
+      const int x = left + col++ * cell_w;
+      auto it = cells.find({shapes[i], m});
+      if (it == cells.end()) continue;
+      const double v = it->second->speedup();
+      StrAppend(&s, "<rect x=\"", x, "\" y=\"", y, "\" width=\"", cell_w - 1, "\" height=\"",
+                cell_h - 1, "\" fill=\"", std::isfinite(v) ? colour(v) : "#ccc", "\"/>\n");
+      if (std::isfinite(v)) {
+        StrAppend(&s, "<text x=\"", x + cell_w / 2, "\" y=\"", y + 11,
+                  "\" text-anchor=\"middle\">", Fixed(v, 2), "</text>\n");
+      }
     }
   }
   return s + "</svg>\n";

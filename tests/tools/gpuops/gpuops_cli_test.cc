@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
                    "no shape matches --only"},
         UsageError{"PerfBadShape", "perf --shapes none --shape 1,2", "is not M,N,K"},
         UsageError{"PerfTooFewIterations", "perf --iterations 5",
-                   "--iterations '5' is not a decimal integer in 20..100000"},
+                   "--iterations '5' is not a decimal integer in 10..100000"},
         UsageError{"PerfUnknownOp", "perf --op dense.fast", "no op matches --op 'dense.fast'"},
         UsageError{"PerfZeroBatch", "perf --batch 0",
                    "--batch '0' is not a decimal integer in 1..1000"}),

@@ -3,6 +3,7 @@
 #include "perf_report.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -35,7 +36,7 @@ PerfReport Report() {
 
 TEST(PerfReportTest, CsvQuotesFieldsThatHoldCommasQuotesOrNewlines) {
   const std::string csv = Report().Csv();
-  EXPECT_THAT(csv, HasSubstr(",1,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
+  EXPECT_THAT(csv, HasSubstr(",1,-,-,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
   EXPECT_THAT(csv, HasSubstr("qkv,dense,16,6144,4096,gemv_m16,21.00,26.00,1.2381,"));
   // Every record has as many fields as the header, counting only commas outside quotes.
   size_t records = 0;
@@ -69,6 +70,33 @@ TEST(PerfReportTest, SvgEscapesItsText) {
   const std::string svg = Report().Svg();
   EXPECT_THAT(svg, HasSubstr("H200 &lt;sim&gt; &amp; co"));
   EXPECT_THAT(svg, Not(HasSubstr("<sim>")));
+}
+
+TEST(PerfReportTest, SummaryGivesMinMedianGeomeanAndTheCountsBelowTheGoals) {
+  PerfReport report;
+  for (auto [m, ours, theirs] : {std::tuple{1u, 10.0, 5.0},    // 0.50x
+                                 {2u, 10.0, 9.0},              // 0.90x
+                                 {4u, 10.0, 10.0},             // 1.00x
+                                 {8u, 10.0, 20.0}}) {          // 2.00x
+    report.rows.push_back({.name = "qkv", .m = m, .ours_us = ours, .cublas_us = theirs});
+  }
+  report.rows.push_back({.name = "o", .m = 1});  // not measured
+  const std::string summary = report.Summary();
+  EXPECT_THAT(summary, HasSubstr("on 4 rows: min 0.50x (qkv M=1), median 0.95x, geomean 0.97x; "
+                                 "2 below 0.95x, 1 below 0.80x; 1 rows without both times"));
+}
+
+TEST(PerfReportTest, HeatmapHasACellPerShapeAndM) {
+  PerfReport report = Report();
+  report.rows.push_back({.name = "qkv", .m = 1, .n = 6144, .k = 4096, .ours_us = 10,
+                         .cublas_us = 12});
+  const std::string svg = report.Heatmap();
+  EXPECT_THAT(svg, HasSubstr(">M=1<"));
+  EXPECT_THAT(svg, HasSubstr(">M=16<"));
+  EXPECT_THAT(svg, HasSubstr(">qkv 6144x4096<"));
+  EXPECT_THAT(svg, HasSubstr(">1.24<"));  // qkv M=16: 26 / 21
+  EXPECT_THAT(svg, HasSubstr(">1.20<"));  // qkv M=1
+  EXPECT_THAT(svg, HasSubstr("H200 &lt;sim&gt; &amp; co"));
 }
 
 }  // namespace

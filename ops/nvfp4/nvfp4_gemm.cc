@@ -171,15 +171,11 @@ absl::StatusOr<Variant> Nvfp4Gemm::Pick(const GemmArgs& args) const {
     } else {
       order = {Variant::kM128Bf16Ldb, Variant::kN128Ldb};
     }
-  } else if (args.m > 64) {
-    order = {Variant::kM128Bf16, Variant::kN128, Variant::kBase};
+  } else if (args.m > 64 && TileCount(kVariants[Variant::kM128Bf16], args.m, args.w.n) >=
+                                static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1))) {
+    order = {Variant::kM128Bf16, Variant::kDeepK, Variant::kBase};
   } else {
-    const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
-    if (CeilDiv64(args.w.n, kVariants[Variant::kN128].tile_n) >= sms) {
-      order = {Variant::kN128, Variant::kBase};
-    } else {
-      order = {Variant::kBase, Variant::kN128};
-    }
+    order = {Variant::kDeepK, Variant::kBase, Variant::kN128};
   }
   absl::Status last = absl::FailedPreconditionError("nvfp4: no variant");
   for (Variant v : order) {

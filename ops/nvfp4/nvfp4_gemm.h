@@ -108,9 +108,11 @@ class Nvfp4Gemm : public PlannedGemm<Nvfp4Gemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher picks among the lossless variants only (the FP8 ones round A and run only
-  // when named): a padded weight goes to n128_ldb (M <= 64) or m128_bf16_ldb; otherwise M > 64
-  // takes m128_bf16, and smaller M n128 when its 128-wide tiles still give every SM a block,
-  // base otherwise.
+  // when named): a padded weight goes to n128_ldb (M <= 64) or m128_bf16_ldb; otherwise
+  // m128_bf16 when M > 64 and its 128 x 128 tiles give every SM one, else k64 (measured on the
+  // H200, bench/NOTES.md run 29: k64 ran 216-348 us where base, n128 and m128_bf16 ran 281-456 us
+  // at M <= 128, N = 4096 and at M <= 16, N = 28672; m128_bf16 won wherever its tiles filled
+  // the SMs).
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }

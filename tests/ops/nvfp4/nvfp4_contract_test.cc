@@ -165,8 +165,11 @@ TEST_F(Nvfp4ContractTest, TheDispatcherPicksLosslessVariantsByShape) {
     EXPECT_TRUE(v.ok()) << v.status();
     return v.ok() ? std::string(kVariants[*v].name) : std::string();
   };
-  EXPECT_EQ(pick(1, 4096, 0), "base") << "32 tiles of 128 would leave most SMs idle";
-  EXPECT_EQ(pick(16, 28672, 0), "n128");
+  EXPECT_EQ(pick(1, 4096, 0), "k64");
+  EXPECT_EQ(pick(16, 28672, 0), "k64");
+  EXPECT_EQ(pick(128, 4096, 0), "k64") << "32 tiles of 128 x 128 would leave 100 SMs idle";
+  EXPECT_EQ(pick(128, 28672, 0), "m128_bf16") << "224 tiles";
+  EXPECT_EQ(pick(1024, 4096, 0), "m128_bf16") << "256 tiles";
   EXPECT_EQ(pick(1024, 28672, 0), "m128_bf16");
   EXPECT_EQ(pick(1, 151937, 152064), "n128_ldb");
   EXPECT_EQ(pick(300, 151937, 152064), "m128_bf16_ldb");

@@ -26,35 +26,26 @@ __device__ __forceinline__ void GemmBf16(const bf16* __restrict__ a,
   __shared__ __align__(16) uint8_t packed[kK][kN / 2];
   __shared__ __align__(16) uint8_t scales[kK / 16][kN];
 
-  const uint32_t warp = threadIdx.x / 32;
-  const uint32_t lane = threadIdx.x % 32;
-  const uint32_t g = lane / 4;
-  const uint32_t q = lane % 4;
-  const uint32_t warp_row = (warp / Tile::kWarpsN) * Tile::kWarpM;
-  const uint32_t warp_col = (warp % Tile::kWarpsN) * Tile::kWarpN;
-  const uint32_t row0 = blockIdx.y * kM;
-  const uint32_t col0 = blockIdx.x * kN;
+  const TilePlace<Tile> at;
+  const uint32_t g = at.g, q = at.q;
   float acc[kMi][kNi][4] = {};
 
   for (uint32_t k0 = 0; k0 < k; k0 += kK) {
-    StageStep<Tile, kPitch>(a_tile, packed, scales, a, b_packed, b_scale, m, k, ldb, row0, col0,
-                            k0);
+    StageStep<Tile, kPitch>(a_tile, packed, scales, a, b_packed, b_scale, m, k, ldb, at.row0,
+                            at.col0, k0);
     CpAsyncWait<0>();
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < kK * (kN / 2); i += Tile::kThreads) {
-      const uint32_t r = i / (kN / 2);
-      const uint32_t j = i % (kN / 2);
-      const uint32_t byte = packed[r][j];
-      w_tile[2 * j][r] = ToBf16(E2m1ToFloat(byte & 15) * E4m3ToFloat(scales[r / 16][2 * j]));
-      w_tile[2 * j + 1][r] = ToBf16(E2m1ToFloat(byte >> 4) * E4m3ToFloat(scales[r / 16][2 * j + 1]));
-    }
+    ForEachStagedValue<Tile>(packed, scales, [&](uint32_t r, uint32_t col, uint32_t nibble,
+                                                 uint32_t scale) {
+      w_tile[col][r] = ToBf16(E2m1ToFloat(nibble) * E4m3ToFloat(scale));
+    });
     __syncthreads();
 #pragma unroll
     for (uint32_t kk = 0; kk < kK; kk += 16) {
       uint32_t af[kMi][4];
 #pragma unroll
       for (uint32_t mi = 0; mi < kMi; ++mi) {
-        const uint32_t r = warp_row + mi * 16 + g;
+        const uint32_t r = at.warp_row + mi * 16 + g;
         af[mi][0] = LoadPair(&a_tile[r][kk + 2 * q]);
         af[mi][1] = LoadPair(&a_tile[r + 8][kk + 2 * q]);
         af[mi][2] = LoadPair(&a_tile[r][kk + 2 * q + 8]);
@@ -62,7 +53,7 @@ __device__ __forceinline__ void GemmBf16(const bf16* __restrict__ a,
       }
 #pragma unroll
       for (uint32_t ni = 0; ni < kNi; ++ni) {
-        const uint32_t col = warp_col + ni * 8 + g;
+        const uint32_t col = at.warp_col + ni * 8 + g;
         const uint32_t bf[2] = {LoadPair(&w_tile[col][kk + 2 * q]),
                                 LoadPair(&w_tile[col][kk + 2 * q + 8])};
 #pragma unroll
@@ -71,18 +62,9 @@ __device__ __forceinline__ void GemmBf16(const bf16* __restrict__ a,
     }
     __syncthreads();
   }
-#pragma unroll
-  for (uint32_t mi = 0; mi < kMi; ++mi) {
-#pragma unroll
-    for (uint32_t ni = 0; ni < kNi; ++ni) {
-#pragma unroll
-      for (uint32_t e = 0; e < 4; ++e) {
-        const uint32_t row = row0 + warp_row + mi * 16 + g + 8 * (e / 2);
-        const uint32_t col = col0 + warp_col + ni * 8 + 2 * q + e % 2;
-        if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = ToBf16(acc[mi][ni][e] * scale2);
-      }
-    }
-  }
+  at.ForEachAccumulator([&](uint32_t mi, uint32_t ni, uint32_t e, uint32_t row, uint32_t col) {
+    if (row < m && col < n) c[static_cast<size_t>(row) * n + col] = ToBf16(acc[mi][ni][e] * scale2);
+  });
 }
 
 }  // namespace nvfp4_device

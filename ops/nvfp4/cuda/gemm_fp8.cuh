@@ -29,19 +29,14 @@ __device__ __forceinline__ void GemmFp8(const bf16* __restrict__ a,
   __shared__ __align__(16) uint8_t scales[kK / 16][kN];
   __shared__ uint32_t row_out_of_range[kM];
 
-  const uint32_t warp = threadIdx.x / 32;
-  const uint32_t lane = threadIdx.x % 32;
-  const uint32_t g = lane / 4;
-  const uint32_t q = lane % 4;
-  const uint32_t warp_row = (warp / Tile::kWarpsN) * Tile::kWarpM;
-  const uint32_t warp_col = (warp % Tile::kWarpsN) * Tile::kWarpN;
-  const uint32_t row0 = blockIdx.y * kM;
-  const uint32_t col0 = blockIdx.x * kN;
+  const TilePlace<Tile> at;
+  const uint32_t g = at.g, q = at.q, row0 = at.row0;
   for (uint32_t r = threadIdx.x; r < kM; r += Tile::kThreads) row_out_of_range[r] = 0;
   float acc[kMi][kNi][4] = {};
 
   for (uint32_t k0 = 0; k0 < k; k0 += kK) {
-    StageStep<Tile, 1>(nullptr, packed, scales, a, b_packed, b_scale, m, k, n, row0, col0, k0);
+    StageStep<Tile, 1>(nullptr, packed, scales, a, b_packed, b_scale, m, k, n, row0, at.col0,
+                       k0);
     // A: 8 BF16 at a time, rounded to E4M3 on the way into shared memory.
     for (uint32_t i = threadIdx.x; i < kM * (kK / 8); i += Tile::kThreads) {
       const uint32_t r = i / (kK / 8);
@@ -66,26 +61,23 @@ __device__ __forceinline__ void GemmFp8(const bf16* __restrict__ a,
     }
     CpAsyncWait<0>();
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < kK * (kN / 2); i += Tile::kThreads) {
-      const uint32_t r = i / (kN / 2);
-      const uint32_t j = i % (kN / 2);
-      const uint32_t byte = packed[r][j];
-      w_tile[2 * j][r] = static_cast<uint8_t>(E2m1ToE4m3(byte & 15));
-      w_tile[2 * j + 1][r] = static_cast<uint8_t>(E2m1ToE4m3(byte >> 4));
-    }
+    ForEachStagedValue<Tile>(packed, scales, [&](uint32_t r, uint32_t col, uint32_t nibble,
+                                                 uint32_t) {
+      w_tile[col][r] = static_cast<uint8_t>(E2m1ToE4m3(nibble));
+    });
     __syncthreads();
 #pragma unroll
     for (uint32_t kk = 0; kk < kK; kk += 16) {
       uint32_t af[kMi][2];
 #pragma unroll
       for (uint32_t mi = 0; mi < kMi; ++mi) {
-        const uint32_t r = warp_row + mi * 16 + g;
+        const uint32_t r = at.warp_row + mi * 16 + g;
         af[mi][0] = LoadPair(&a_tile[r][kk + 4 * q]);
         af[mi][1] = LoadPair(&a_tile[r + 8][kk + 4 * q]);
       }
 #pragma unroll
       for (uint32_t ni = 0; ni < kNi; ++ni) {
-        const uint32_t col = warp_col + ni * 8;
+        const uint32_t col = at.warp_col + ni * 8;
         const uint32_t bf = LoadPair(&w_tile[col + g][kk + 4 * q]);
         const float s0 = E4m3ToFloat(scales[kk / 16][col + 2 * q]);
         const float s1 = E4m3ToFloat(scales[kk / 16][col + 2 * q + 1]);
@@ -103,22 +95,12 @@ __device__ __forceinline__ void GemmFp8(const bf16* __restrict__ a,
     __syncthreads();
   }
   const float nan = __uint_as_float(0x7fc00000u);
-#pragma unroll
-  for (uint32_t mi = 0; mi < kMi; ++mi) {
-#pragma unroll
-    for (uint32_t ni = 0; ni < kNi; ++ni) {
-#pragma unroll
-      for (uint32_t e = 0; e < 4; ++e) {
-        const uint32_t r = warp_row + mi * 16 + g + 8 * (e / 2);
-        const uint32_t row = row0 + r;
-        const uint32_t col = col0 + warp_col + ni * 8 + 2 * q + e % 2;
-        if (row < m && col < n) {
-          const float v = row_out_of_range[r] != 0 ? nan : acc[mi][ni][e] * scale2;
-          c[static_cast<size_t>(row) * n + col] = ToBf16(v);
-        }
-      }
+  at.ForEachAccumulator([&](uint32_t mi, uint32_t ni, uint32_t e, uint32_t row, uint32_t col) {
+    if (row < m && col < n) {
+      const float v = row_out_of_range[row - row0] != 0 ? nan : acc[mi][ni][e] * scale2;
+      c[static_cast<size_t>(row) * n + col] = ToBf16(v);
     }
-  }
+  });
 }
 
 }  // namespace nvfp4_device

@@ -76,6 +76,53 @@ __device__ __forceinline__ void StageStep(bf16 (*a_tile)[kAPitch], uint8_t (*pac
   CpAsyncCommit();
 }
 
+// Where this thread sits in its block's tile: its mma fragment coordinates (g = lane / 4,
+// q = lane % 4), its warp's first row and column in the tile, and the tile's first row and
+// column in C (blockIdx.x walks N tiles, blockIdx.y M tiles).
+template <typename Tile>
+struct TilePlace {
+  uint32_t g, q, warp_row, warp_col, row0, col0;
+  __device__ __forceinline__ TilePlace()
+      : g(threadIdx.x % 32 / 4),
+        q(threadIdx.x % 4),
+        warp_row(threadIdx.x / 32 / Tile::kWarpsN * Tile::kWarpM),
+        warp_col(threadIdx.x / 32 % Tile::kWarpsN * Tile::kWarpN),
+        row0(blockIdx.y * Tile::kM),
+        col0(blockIdx.x * Tile::kN) {}
+
+  // Calls fn(mi, ni, e, row, col) for each of the thread's accumulators acc[mi][ni][e], with the
+  // row and column of C it holds.
+  template <typename Fn>
+  __device__ __forceinline__ void ForEachAccumulator(Fn fn) const {
+#pragma unroll
+    for (uint32_t mi = 0; mi < Tile::kWarpM / 16; ++mi) {
+#pragma unroll
+      for (uint32_t ni = 0; ni < Tile::kWarpN / 8; ++ni) {
+#pragma unroll
+        for (uint32_t e = 0; e < 4; ++e) {
+          fn(mi, ni, e, row0 + warp_row + mi * 16 + g + 8 * (e / 2),
+             col0 + warp_col + ni * 8 + 2 * q + e % 2);
+        }
+      }
+    }
+  }
+};
+
+// Calls fn(k_row, col, nibble, scale_byte) for each value of the staged K step, the block's
+// threads sharing the work: the transposition every kernel makes from the K-major weight into
+// its n-major tile.
+template <typename Tile, typename Fn>
+__device__ __forceinline__ void ForEachStagedValue(const uint8_t (*packed)[Tile::kN / 2],
+                                                   const uint8_t (*scales)[Tile::kN], Fn fn) {
+  for (uint32_t i = threadIdx.x; i < Tile::kK * (Tile::kN / 2); i += Tile::kThreads) {
+    const uint32_t r = i / (Tile::kN / 2);
+    const uint32_t j = i % (Tile::kN / 2);
+    const uint32_t byte = packed[r][j];
+    fn(r, 2 * j, byte & 15, scales[r / 16][2 * j]);
+    fn(r, 2 * j + 1, byte >> 4, scales[r / 16][2 * j + 1]);
+  }
+}
+
 }  // namespace nvfp4_device
 
 using nvfp4_device::bf16;

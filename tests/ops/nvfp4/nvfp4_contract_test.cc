@@ -305,8 +305,9 @@ TEST_P(Nvfp4ExecutionTest, ASwappedGridLeavesOutputsUnwritten) {
   MakeProblem(128, 512, 32);
   DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(128 * 512, common::kBf16Poison));
   const UploadedWeight& w = *weight_;
-  const absl::Status s = TypedKernel<Nvfp4Args>::Bind(gemm_->kernel(Variant::kM128Bf16))
-                             ->Launch(*gpu_, {{1, 4, 1}, {128, 1, 1}, 0},
+  auto kernel = TypedKernel<Nvfp4Args>::Bind(gemm_->kernel(Variant::kM128Bf16));
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const absl::Status s = kernel->Launch(*gpu_, {{1, 4, 1}, {128, 1, 1}, 0},
                                       {.a = a_.ptr(),
                                        .b_packed = w.view().packed.ptr(),
                                        .b_scale = w.view().scales.ptr(),

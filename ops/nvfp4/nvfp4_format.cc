@@ -4,6 +4,7 @@
 #include <new>
 
 #include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/e4m3.h"
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 
@@ -11,10 +12,7 @@ namespace gpuops::ops::nvfp4 {
 namespace {
 
 constexpr float kE2m1Magnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
-constexpr float kE4m3Max = 448.0f;
 constexpr float kE2m1Max = 6.0f;
-
-bool IsE4m3Nan(uint8_t byte) { return (byte & 0x7f) == 0x7f; }
 
 // `v` resized to `size` zeros; kResourceExhausted instead of an exception when the host cannot
 // hold it.
@@ -63,7 +61,7 @@ absl::Status ValidateCommon(std::string_view what, absl::Span<const uint8_t> pac
         StrCat("nvfp4: ", what, " global scale ", global_scale, " is not finite"));
   }
   for (uint64_t i = 0; i < scales.size(); ++i) {
-    if (IsE4m3Nan(scales[i])) {
+    if (E4m3IsNan(scales[i])) {
       return absl::InvalidArgumentError(StrCat("nvfp4: ", what, " scale byte ", i, " is 0x",
                                                Hex(scales[i]), ", an E4M3 NaN"));
     }
@@ -94,35 +92,6 @@ uint8_t FloatToE2m1(float x) {
   }
   if (code == 0) return 0;
   return std::signbit(x) ? code | 8 : code;
-}
-
-float E4m3ToFloat(uint8_t byte) {
-  if (IsE4m3Nan(byte)) return std::nanf("");
-  const uint32_t exponent = (byte >> 3) & 0xf;
-  const uint32_t mantissa = byte & 7;
-  const float magnitude = exponent == 0
-                              ? std::ldexp(static_cast<float>(mantissa), -9)
-                              : std::ldexp(1.0f + mantissa / 8.0f, static_cast<int>(exponent) - 7);
-  return (byte & 0x80) != 0 ? -magnitude : magnitude;
-}
-
-uint8_t FloatToE4m3(float x) {
-  if (std::isnan(x)) return 0x7f;
-  const uint8_t sign = std::signbit(x) ? 0x80 : 0;
-  const float a = std::fabs(x);
-  if (a >= kE4m3Max) return sign | 0x7e;
-  // The spacing of E4M3 values around `a`: 2^(e - 3) in binade [2^e, 2^(e+1)), 2^-9 below 2^-6.
-  int e = 0;
-  std::frexp(a, &e);
-  const int binade = std::max(e - 1, -6);
-  const float quantum = std::ldexp(1.0f, binade - 3);
-  const float r = std::nearbyint(a / quantum) * quantum;  // ties to even; exact division
-  if (r == 0.0f) return sign;
-  std::frexp(r, &e);
-  if (e - 1 < -6) return sign | static_cast<uint8_t>(std::ldexp(r, 9));  // subnormal
-  const int exponent = e - 1;
-  const auto mantissa = static_cast<uint8_t>((std::ldexp(r, -exponent) - 1.0f) * 8.0f);
-  return sign | static_cast<uint8_t>((exponent + 7) << 3) | mantissa;
 }
 
 absl::Status Validate(const Nvfp4Weight& w) {

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "gpuops/runtime/e4m3.h"  // the scales' codec
 
 namespace gpuops::ops::nvfp4 {
 
@@ -24,12 +25,6 @@ float E2m1ToFloat(uint8_t nibble);
 // The nearest E2M1 code to `x` (ties to the even code, magnitudes beyond 6 saturate to 6; a
 // magnitude that rounds to 0 gives +0). `x` must be finite.
 uint8_t FloatToE2m1(float x);
-
-// An E4M3 (fn) byte as a float: NaN for 0x7F / 0xFF, subnormals down to 2^-9.
-float E4m3ToFloat(uint8_t byte);
-// The nearest E4M3 value to `x`, ties to even; magnitudes beyond 448 saturate to ±448, NaN gives
-// 0x7F.
-uint8_t FloatToE4m3(float x);
 
 // --- Weights
 

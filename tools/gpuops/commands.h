@@ -59,6 +59,7 @@ struct PerfOptions {
   std::vector<std::string> shape;  // extra "M,N,K" shapes
   std::string iterations = "30";   // timed samples, each the median's input (a decimal >= 10)
   std::string batch = "1";         // back-to-back launches per sample (a decimal in 1..1000)
+  bool no_read = false;            // skip each row's same-size read (a shorter run)
   std::string csv, json, plot, heatmap;
 };
 int RunPerf(const PerfOptions& options);

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
       "perf",
       "Time ops against cuBLASLt on the same shapes on the GPU (CUDA events, weights rotated "
       "beyond L2, ours and cuBLAS's samples interleaved, medians of >= 10 samples), with the "
-      "read roof measured in the same run");
+      "read roof and each row's same-size read measured in the same run");
   perf_cmd->add_option("--backend", perf.backend, "cuda")->capture_default_str();
   perf_cmd->add_option("--op", perf.op,
                        "full-match regex over <family> (its dispatcher) and <family>.<op> "
@@ -90,6 +90,10 @@ int main(int argc, char** argv) {
                    "back-to-back launches per timed sample (1: the anchors' per-launch method; "
                    "more hides launch latency as in an inference step)")
       ->capture_default_str();
+  perf_cmd->add_flag("--no-read", perf.no_read,
+                     "skip each row's same-size read (a read-only streaming kernel over exactly "
+                     "the row's fewest bytes, timed interleaved with ours and cuBLAS's) and its "
+                     "allocation: a shorter run, e.g. for --shapes sweep");
   perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV");
   perf_cmd->add_option("--json", perf.json, "write the rows as JSON");
   perf_cmd->add_option("--plot", perf.plot, "write an SVG plot of ours vs cuBLAS per shape");

@@ -5,11 +5,15 @@
 // samples and cuBLAS's alternate (ours, cuBLAS, ours, ...) so that clocks, power and the L2 treat
 // both alike; each timing is the median of its samples after warm-up, per launch, with how far
 // the median moved between the first and second half of the samples. The read roof (a read-only
-// streaming kernel over 4 GiB) is measured the same way in the same run.
+// streaming kernel over 4 GiB) is measured the same way in the same run, and so, per row, is the
+// same-size read: that kernel over exactly the row's fewest bytes, its samples interleaved with
+// ours and cuBLAS's (ours, cuBLAS, read, ours, ...), the most one launch of that size can do.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <regex>
 
 #include "commands.h"
@@ -20,6 +24,7 @@
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 #include "ops/family.h"
+#include "ops/testkit/cuda/testkit_layout.h"
 #include "ops/testkit/testkit.h"
 #include "perf_report.h"
 #include "sweep_shapes.h"
@@ -151,20 +156,70 @@ absl::StatusOr<std::vector<Timing>> TimeInterleaved(
   return out;
 }
 
+// Blocks for testkit_stream_read over n16 16-byte words. Each block covers kStreamThreads *
+// kStreamUnroll words per step of its grid-stride loop, so one block per such share means a small
+// read launches no block without work; a large one is capped at 8 blocks per SM (two waves of
+// 512-thread blocks), the best of the anchors' 2/4/8 per SM on large reads. The 4 GiB roof takes
+// the cap.
+uint32_t StreamBlocks(const DeviceInfo& device, uint64_t n16) {
+  const uint64_t share = uint64_t{ops::testkit::kStreamThreads} * ops::testkit::kStreamUnroll;
+  const uint64_t cap = uint64_t{static_cast<uint32_t>(std::max(device.sm_count, 1))} * 8;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(CeilDiv64(n16, share), 1, cap));
+}
+
+// How many copies of a `bytes` read rotate so that their total exceeds 3x the L2 (60 MB where the
+// device does not say), as the subjects' weights do: each call then reads from HBM. At least 2.
+// The copies lie in one buffer, so their total stays near max(3x L2, 2x bytes) however small
+// `bytes` is.
+uint64_t ReadCopies(const DeviceInfo& device, uint64_t bytes) {
+  const uint64_t l2 = device.l2_bytes > 0 ? device.l2_bytes : uint64_t{60} << 20;
+  return std::max<uint64_t>(2, CeilDiv64(3 * l2, AlignUp(std::max<uint64_t>(bytes, 1), 16)));
+}
+
+// testkit_stream_read over `copies` copies of `bytes` rounded up to 16, one after another in one
+// buffer of a non-zero pattern; the i-th call reads copy i % copies. Freed with the object.
+class StreamRead {
+ public:
+  static absl::StatusOr<StreamRead> Allocate(GpuBackend& gpu,
+                                             const ops::testkit::TestKernels& testkit,
+                                             uint64_t bytes, uint64_t copies) {
+    StreamRead r;
+    r.testkit_ = &testkit;
+    r.copy_bytes_ = AlignUp(std::max<uint64_t>(bytes, 1), 16);
+    r.copies_ = std::max<uint64_t>(copies, 1);
+    r.blocks_ = StreamBlocks(gpu.device_info(), r.copy_bytes_ / 16);
+    GPUOPS_ASSIGN_OR_RETURN(r.src_, DeviceBuffer::Allocate(gpu, r.copy_bytes_ * r.copies_));
+    GPUOPS_RETURN_IF_ERROR(gpu.Memset(r.src_.ptr(), 0x5a, r.src_.bytes()));
+    GPUOPS_ASSIGN_OR_RETURN(r.sink_, DeviceBuffer::Allocate(gpu, uint64_t{r.blocks_} * 4));
+    return r;
+  }
+
+  absl::Status Run(int i) const {
+    const uint64_t copy = static_cast<uint64_t>(i) % copies_;
+    return testkit_->StreamRead(DeviceSpan(src_.ptr().offset(copy * copy_bytes_), copy_bytes_),
+                                blocks_, sink_.span());
+  }
+  uint64_t copy_bytes() const { return copy_bytes_; }
+
+ private:
+  const ops::testkit::TestKernels* testkit_ = nullptr;
+  DeviceBuffer src_;
+  DeviceBuffer sink_;
+  uint64_t copy_bytes_ = 0;
+  uint64_t copies_ = 1;
+  uint32_t blocks_ = 1;
+};
+
+// TB/s of one read of 4 GiB (or a quarter of the device memory), which exceeds any L2 alone.
 absl::StatusOr<double> ReadRoof(GpuBackend& gpu, const ops::testkit::TestKernels& testkit,
                                 int iterations, int batch) {
   const uint64_t bytes =
       std::min<uint64_t>(uint64_t{4} << 30, gpu.device_info().total_memory_bytes / 4);
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer src, DeviceBuffer::Allocate(gpu, bytes));
-  GPUOPS_RETURN_IF_ERROR(gpu.Memset(src.ptr(), 0x5a, bytes));
-  const uint32_t blocks = static_cast<uint32_t>(gpu.device_info().sm_count) * 8;
-  GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::Allocate(gpu, blocks * 4));
-  GPUOPS_ASSIGN_OR_RETURN(std::vector<Timing> t,
-                          TimeInterleaved(gpu, iterations, batch, {[&](int) {
-                                            return testkit.StreamRead(src.span(), blocks,
-                                                                      sink.span());
-                                          }}));
-  return bytes / (t[0].ms * 1e-3) / 1e12;
+  GPUOPS_ASSIGN_OR_RETURN(StreamRead read, StreamRead::Allocate(gpu, testkit, bytes, 1));
+  GPUOPS_ASSIGN_OR_RETURN(
+      std::vector<Timing> t,
+      TimeInterleaved(gpu, iterations, batch, {[&](int i) { return read.Run(i); }}));
+  return read.copy_bytes() / (t[0].ms * 1e-3) / 1e12;
 }
 
 double RelativeFrobenius(const std::vector<uint16_t>& got, const std::vector<uint16_t>& want) {
@@ -179,12 +234,52 @@ double RelativeFrobenius(const std::vector<uint16_t>& got, const std::vector<uin
   return ref > 0 ? std::sqrt(err / ref) : std::sqrt(err);
 }
 
+// What every row is measured with.
+struct PerfContext {
+  GpuBackend& gpu;
+  CublasLt* cublas;  // nullptr: ours only
+  DevicePtr cublas_workspace;
+  uint64_t cublas_workspace_bytes;
+  const ops::testkit::TestKernels* same_size_read;  // nullptr: no same-size read (--no-read)
+  int iterations;
+  int batch;
+  double roof;  // TB/s
+};
+
+// The relative Frobenius distance between our C and cuBLAS's, each run once on the same inputs
+// (up to 2^24 elements compared).
+absl::StatusOr<double> Agreement(GpuBackend& gpu, ops::PerfSubject& subject, CublasLtGemm& plan,
+                                 DevicePtr c_cublas, uint64_t c_elems) {
+  GPUOPS_RETURN_IF_ERROR(subject.Run(0));
+  GPUOPS_RETURN_IF_ERROR(plan.Run(subject.a(), subject.b(0), c_cublas, {}));
+  GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
+  const uint64_t sample = std::min<uint64_t>(c_elems, uint64_t{1} << 24);
+  std::vector<uint16_t> ours(sample);
+  std::vector<uint16_t> theirs(sample);
+  GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
+      absl::MakeSpan(reinterpret_cast<std::byte*>(ours.data()), sample * 2), subject.c()));
+  GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
+      absl::MakeSpan(reinterpret_cast<std::byte*>(theirs.data()), sample * 2), c_cublas));
+  return RelativeFrobenius(ours, theirs);
+}
+
+// The row's rates from its times and the subject's FLOPs and bytes.
+void FillRates(const ops::PerfSubject& subject, double roof, PerfRow& row) {
+  const double flops = subject.flops();
+  const double bytes = subject.bytes();
+  row.tflops = flops / (row.ours_us * 1e-6) / 1e12;
+  row.tbps = bytes / (row.ours_us * 1e-6) / 1e12;
+  row.roof_fraction = roof > 0 ? row.tbps / roof : NAN;
+  if (row.cublas_us > 0) {
+    row.cublas_tflops = flops / (row.cublas_us * 1e-6) / 1e12;
+    row.cublas_tbps = bytes / (row.cublas_us * 1e-6) / 1e12;
+  }
+}
+
 // The row of `job`; nullopt when its family has no perf cases.
-absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas,
-                                               DevicePtr cublas_workspace,
-                                               uint64_t cublas_workspace_bytes, const Job& job,
-                                               int iterations, int batch, double roof,
+absl::StatusOr<std::optional<PerfRow>> Measure(const PerfContext& ctx, const Job& job,
                                                std::unique_ptr<ops::PerfSubject>& last_subject) {
+  GpuBackend& gpu = ctx.gpu;
   const ops::PerfProblem& p = job.problem;
   PerfRow row{
       .name = p.name, .family = std::string(job.family->name()), .m = p.m, .n = p.n, .k = p.k};
@@ -204,9 +299,10 @@ absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas
   std::vector<std::function<absl::Status(int)>> fns = {[&](int i) { return subject.Run(i); }};
   DeviceBuffer c_cublas;
   std::unique_ptr<CublasLtGemm> plan;
-  if (cublas != nullptr) {
+  if (ctx.cublas != nullptr) {
     GPUOPS_ASSIGN_OR_RETURN(c_cublas, DeviceBuffer::Allocate(gpu, c_elems * 2));
-    auto planned = cublas->Plan(p.m, p.n, p.k, p.k, cublas_workspace, cublas_workspace_bytes);
+    auto planned =
+        ctx.cublas->Plan(p.m, p.n, p.k, p.k, ctx.cublas_workspace, ctx.cublas_workspace_bytes);
     if (planned.ok()) {
       plan = *std::move(planned);
       fns.push_back([&](int i) { return plan->Run(subject.a(), subject.b(i), c_cublas.ptr(), {}); });
@@ -214,34 +310,29 @@ absl::StatusOr<std::optional<PerfRow>> Measure(GpuBackend& gpu, CublasLt* cublas
       row.note = StrCat("cuBLASLt: ", planned.status().message());
     }
   }
-  GPUOPS_ASSIGN_OR_RETURN(std::vector<Timing> t, TimeInterleaved(gpu, iterations, batch, fns));
+  // The same-size read, last of the interleaved functions; freed with this row.
+  std::optional<StreamRead> read;
+  const uint64_t bytes = static_cast<uint64_t>(std::ceil(subject.bytes()));
+  if (ctx.same_size_read != nullptr && bytes > 0) {
+    GPUOPS_ASSIGN_OR_RETURN(read, StreamRead::Allocate(gpu, *ctx.same_size_read, bytes,
+                                                       ReadCopies(gpu.device_info(), bytes)));
+    fns.push_back([&](int i) { return read->Run(i); });
+  }
+  GPUOPS_ASSIGN_OR_RETURN(std::vector<Timing> t,
+                          TimeInterleaved(gpu, ctx.iterations, ctx.batch, fns));
   row.ours_us = t[0].ms * 1e3;
   row.ours_spread = t[0].spread;
+  if (read.has_value()) {
+    row.read_us = t.back().ms * 1e3;
+    row.read_spread = t.back().spread;
+  }
   if (plan != nullptr) {
     row.cublas_us = t[1].ms * 1e3;
     row.cublas_spread = t[1].spread;
     // Both results from the same inputs must agree to BF16 accuracy.
-    GPUOPS_RETURN_IF_ERROR(subject.Run(0));
-    GPUOPS_RETURN_IF_ERROR(plan->Run(subject.a(), subject.b(0), c_cublas.ptr(), {}));
-    GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
-    const uint64_t sample = std::min<uint64_t>(c_elems, uint64_t{1} << 24);
-    std::vector<uint16_t> ours(sample);
-    std::vector<uint16_t> theirs(sample);
-    GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
-        absl::MakeSpan(reinterpret_cast<std::byte*>(ours.data()), sample * 2), subject.c()));
-    GPUOPS_RETURN_IF_ERROR(gpu.CopyToHost(
-        absl::MakeSpan(reinterpret_cast<std::byte*>(theirs.data()), sample * 2), c_cublas.ptr()));
-    row.agreement = RelativeFrobenius(ours, theirs);
+    GPUOPS_ASSIGN_OR_RETURN(row.agreement, Agreement(gpu, subject, *plan, c_cublas.ptr(), c_elems));
   }
-  const double flops = subject.flops();
-  const double bytes = subject.bytes();
-  row.tflops = flops / (row.ours_us * 1e-6) / 1e12;
-  row.tbps = bytes / (row.ours_us * 1e-6) / 1e12;
-  row.roof_fraction = roof > 0 ? row.tbps / roof : NAN;
-  if (row.cublas_us > 0) {
-    row.cublas_tflops = flops / (row.cublas_us * 1e-6) / 1e12;
-    row.cublas_tbps = bytes / (row.cublas_us * 1e-6) / 1e12;
-  }
+  FillRates(subject, ctx.roof, row);
   // Kept until the next subject exists: consecutive problems on the same weight shape share it.
   last_subject = *std::move(prepared);
   return std::optional<PerfRow>(std::move(row));
@@ -319,15 +410,25 @@ int RunPerf(const PerfOptions& o) {
   report.cublas = cublas.ok() ? (*cublas)->library() : "unavailable";
   report.batch = launches;
   std::printf(
-      "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); each figure the median of "
-      "%d samples of %d back-to-back launch(es), ours and cuBLAS's interleaved; cuBLASLt %s\n",
-      report.device.c_str(), *roof, samples, launches, report.cublas.c_str());
+      "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); %s; each figure the median "
+      "of %d samples of %d back-to-back launch(es), interleaved; cuBLASLt %s\n",
+      report.device.c_str(), *roof,
+      o.no_read ? "no same-size read (--no-read)"
+                : "read = the same stream-read over each row's fewest bytes",
+      samples, launches, report.cublas.c_str());
   int status = kExitOk;
+  const PerfContext context{.gpu = *gpu,
+                            .cublas = cublas.ok() ? cublas->get() : nullptr,
+                            .cublas_workspace = ws->ptr(),
+                            .cublas_workspace_bytes = kCublasWorkspace,
+                            .same_size_read = o.no_read ? nullptr : &*testkit,
+                            .iterations = samples,
+                            .batch = launches,
+                            .roof = *roof};
   std::unique_ptr<ops::PerfSubject> last_subject;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
-    auto row = Measure(*gpu, cublas.ok() ? cublas->get() : nullptr, ws->ptr(), kCublasWorkspace,
-                       job, samples, launches, *roof, last_subject);
+    auto row = Measure(context, job, last_subject);
     if (!row.ok()) {
       std::fprintf(stderr, "gpuops perf: %s %s m=%u: %s\n", std::string(job.family->name()).c_str(),
                    job.problem.name.c_str(), job.problem.m,

@@ -54,17 +54,38 @@ std::string Fixed(double v, int digits) {
 
 std::string Label(const PerfRow& r) { return XmlText(StrCat(r.name, " M=", r.m)); }
 
+// The median of `v` (not empty).
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// "; median of same-size read 0.91 on 12 rows" over the rows that have one; "" where none has.
+std::string ReadClause(const std::vector<PerfRow>& rows) {
+  std::vector<double> fractions;
+  for (const PerfRow& r : rows) {
+    if (std::isfinite(r.read_fraction()) && r.read_fraction() > 0) {
+      fractions.push_back(r.read_fraction());
+    }
+  }
+  if (fractions.empty()) return "";
+  return StrCat("; median of same-size read ", Fixed(MedianOf(fractions), 2), " on ",
+                fractions.size(), " rows");
+}
+
 }  // namespace
 
 std::string FormatRow(const PerfRow& r) {
-  char buf[320];
+  char buf[400];
   std::snprintf(
       buf, sizeof(buf),
       "%-8s M=%-5u N=%-6u K=%-5u %-13s ours %9s us  cuBLAS %9s us  x%-5s  %7s TFLOP/s  "
-      "%5s TB/s  %5s%% roof  agree %s",
+      "%5s TB/s  %5s%% roof  read %9s us  %5s of read  agree %s",
       r.name.c_str(), r.m, r.n, r.k, r.variant.c_str(), Fixed(r.ours_us, 1).c_str(),
       Fixed(r.cublas_us, 1).c_str(), Fixed(r.speedup(), 2).c_str(), Fixed(r.tflops, 1).c_str(),
       Fixed(r.tbps, 2).c_str(), Fixed(100 * r.roof_fraction, 1).c_str(),
+      Fixed(r.read_us, 1).c_str(), Fixed(r.read_fraction(), 2).c_str(),
       std::isfinite(r.agreement) ? StrCat(Fixed(r.agreement * 1e3, 2), "e-3").c_str() : "-");
   return r.note.empty() ? buf : StrCat(buf, "  (", r.note, ")");
 }
@@ -73,12 +94,14 @@ std::string FormatTable(const PerfReport& report) {
   std::string out = StrCat(
       "| shape | M | N | K | variant | ours µs | cuBLAS µs | speedup | TFLOP/s | TB/s | % of read "
       "roof (",
-      Fixed(report.read_roof_tbps, 2), " TB/s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+      Fixed(report.read_roof_tbps, 2),
+      " TB/s) | read µs | of read |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const PerfRow& r : report.rows) {
     StrAppend(&out, "| ", r.name, " | ", r.m, " | ", r.n, " | ", r.k, " | ", r.variant, " | ",
               Fixed(r.ours_us, 1), " | ", Fixed(r.cublas_us, 1), " | ", Fixed(r.speedup(), 2),
               " | ", Fixed(r.tflops, 1), " | ", Fixed(r.tbps, 2), " | ",
-              Fixed(100 * r.roof_fraction, 1), " |\n");
+              Fixed(100 * r.roof_fraction, 1), " | ", Fixed(r.read_us, 1), " | ",
+              Fixed(r.read_fraction(), 2), " |\n");
   }
   return out;
 }
@@ -87,7 +110,7 @@ std::string PerfReport::Csv() const {
   std::string out =
       "shape,family,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,"
       "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,ours_spread,"
-      "cublas_spread,note\n";
+      "cublas_spread,read_us,read_spread,read_fraction,note\n";
   for (const PerfRow& r : rows) {
     StrAppend(&out, CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
               CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
@@ -95,7 +118,8 @@ std::string PerfReport::Csv() const {
               Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
               Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
               ",", Fixed(read_roof_tbps, 3), ",", batch, ",", Fixed(r.ours_spread, 4), ",",
-              Fixed(r.cublas_spread, 4), ",", CsvField(r.note), "\n");
+              Fixed(r.cublas_spread, 4), ",", Fixed(r.read_us, 2), ",", Fixed(r.read_spread, 4),
+              ",", Fixed(r.read_fraction(), 4), ",", CsvField(r.note), "\n");
   }
   return out;
 }
@@ -120,6 +144,9 @@ std::string PerfReport::Json() const {
                         {"agreement", number(r.agreement)},
                         {"ours_spread", number(r.ours_spread)},
                         {"cublas_spread", number(r.cublas_spread)},
+                        {"read_us", number(r.read_us)},
+                        {"read_spread", number(r.read_spread)},
+                        {"read_fraction", number(r.read_fraction())},
                         {"note", r.note}});
   }
   nlohmann::json doc = {{"device", device},
@@ -217,26 +244,29 @@ std::string PerfReport::Summary() const {
     if (std::isfinite(r.speedup()) && r.speedup() > 0) measured.emplace_back(r.speedup(), &r);
   }
   const size_t unmeasured = rows.size() - measured.size();
-  if (measured.empty()) return StrCat("speedup over cuBLAS: no row has both times (", rows.size(),
-                                      " rows)");
+  if (measured.empty()) {
+    return StrCat("speedup over cuBLAS: no row has both times (", rows.size(), " rows)",
+                  ReadClause(rows));
+  }
   std::sort(measured.begin(), measured.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   const size_t n = measured.size();
-  const double median = n % 2 == 1 ? measured[n / 2].first
-                                   : 0.5 * (measured[n / 2 - 1].first + measured[n / 2].first);
+  std::vector<double> speedups;
   double log_sum = 0;
   size_t below_95 = 0, below_80 = 0;
   for (const auto& [speedup, row] : measured) {
+    speedups.push_back(speedup);
     log_sum += std::log(speedup);
     below_95 += speedup < 0.95 ? 1 : 0;
     below_80 += speedup < 0.80 ? 1 : 0;
   }
   const PerfRow& worst = *measured.front().second;
   return StrCat("speedup over cuBLAS on ", n, " rows: min ", Fixed(measured.front().first, 2),
-                "x (", worst.name, " M=", worst.m, "), median ", Fixed(median, 2), "x, geomean ",
-                Fixed(std::exp(log_sum / static_cast<double>(n)), 2), "x; ", below_95,
-                " below 0.95x, ", below_80, " below 0.80x",
-                unmeasured > 0 ? StrCat("; ", unmeasured, " rows without both times") : "");
+                "x (", worst.name, " M=", worst.m, "), median ", Fixed(MedianOf(speedups), 2),
+                "x, geomean ", Fixed(std::exp(log_sum / static_cast<double>(n)), 2), "x; ",
+                below_95, " below 0.95x, ", below_80, " below 0.80x",
+                unmeasured > 0 ? StrCat("; ", unmeasured, " rows without both times") : "",
+                ReadClause(rows));
 }
 
 std::string PerfReport::Heatmap() const {

@@ -123,7 +123,9 @@ INSTANTIATE_TEST_SUITE_P(
                    "--iterations '5' is not a decimal integer in 10..100000"},
         UsageError{"PerfUnknownOp", "perf --op dense.fast", "no op matches --op 'dense.fast'"},
         UsageError{"PerfZeroBatch", "perf --batch 0",
-                   "--batch '0' is not a decimal integer in 1..1000"}),
+                   "--batch '0' is not a decimal integer in 1..1000"},
+        // --no-read is a flag that parses: the error is the next check's, not CLI11's.
+        UsageError{"PerfNoReadOnTheMock", "perf --no-read --backend mock", "use --backend cuda"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(GpuopsCliTest, HelpExitsZeroForEverySubcommand) {
@@ -132,6 +134,13 @@ TEST(GpuopsCliTest, HelpExitsZeroForEverySubcommand) {
     EXPECT_EQ(r.exit_code, 0) << cmd << r.output;
     EXPECT_THAT(r.output, HasSubstr("Usage")) << cmd;
   }
+}
+
+TEST(GpuopsCliTest, PerfHelpNamesTheSameSizeReadAndItsSkipFlag) {
+  const Result r = RunTool("perf --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--no-read"));
+  EXPECT_THAT(r.output, HasSubstr("same-size read"));
 }
 
 TEST(GpuopsCliTest, InfoSaysWhetherCudaIsAvailableAndWhy) {

@@ -1,5 +1,6 @@
 // `gpuops perf` output: CSV fields that hold commas, quotes or newlines are quoted (RFC 4180),
-// JSON is valid with unmeasured figures as null, and the SVG escapes its text.
+// JSON is valid with unmeasured figures as null, the SVG escapes its text, and every form carries
+// the same-size read and our fraction of it.
 #include "perf_report.h"
 
 #include <cmath>
@@ -28,6 +29,8 @@ PerfReport Report() {
                          .variant = "gemv_m16",
                          .ours_us = 21.0,
                          .cublas_us = 26.0,
+                         .read_us = 14.0,
+                         .read_spread = 0.01,
                          .note = "not run: k=4100, \"odd\"\nsecond line"});
   report.rows.push_back({.name = "o", .family = "dense", .m = 1, .n = 4096, .k = 4096,
                          .variant = "tc"});
@@ -36,8 +39,11 @@ PerfReport Report() {
 
 TEST(PerfReportTest, CsvQuotesFieldsThatHoldCommasQuotesOrNewlines) {
   const std::string csv = Report().Csv();
-  EXPECT_THAT(csv, HasSubstr(",1,-,-,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
+  EXPECT_THAT(
+      csv, HasSubstr(",1,-,-,14.00,0.0100,0.6667,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
   EXPECT_THAT(csv, HasSubstr("qkv,dense,16,6144,4096,gemv_m16,21.00,26.00,1.2381,"));
+  EXPECT_THAT(csv, HasSubstr(",cublas_spread,read_us,read_spread,read_fraction,note\n"));
+  EXPECT_THAT(csv, HasSubstr(",1,-,-,-,-,-,\n"));  // o: nothing measured, no note
   // Every record has as many fields as the header, counting only commas outside quotes.
   size_t records = 0;
   size_t fields = 1;
@@ -63,6 +69,11 @@ TEST(PerfReportTest, JsonIsValidAndUnmeasuredFiguresAreNull) {
   EXPECT_EQ(doc["rows"][0]["note"], "not run: k=4100, \"odd\"\nsecond line");
   EXPECT_DOUBLE_EQ(doc["rows"][0]["ours_us"].get<double>(), 21.0);
   EXPECT_TRUE(doc["rows"][1]["ours_us"].is_null());
+  EXPECT_DOUBLE_EQ(doc["rows"][0]["read_us"].get<double>(), 14.0);
+  EXPECT_DOUBLE_EQ(doc["rows"][0]["read_spread"].get<double>(), 0.01);
+  EXPECT_DOUBLE_EQ(doc["rows"][0]["read_fraction"].get<double>(), 14.0 / 21.0);
+  EXPECT_TRUE(doc["rows"][1]["read_us"].is_null());
+  EXPECT_TRUE(doc["rows"][1]["read_fraction"].is_null());
   EXPECT_EQ(doc["device"], "H200 <sim> & co");
 }
 
@@ -70,6 +81,18 @@ TEST(PerfReportTest, SvgEscapesItsText) {
   const std::string svg = Report().Svg();
   EXPECT_THAT(svg, HasSubstr("H200 &lt;sim&gt; &amp; co"));
   EXPECT_THAT(svg, Not(HasSubstr("<sim>")));
+}
+
+TEST(PerfReportTest, TableAndRowGiveTheSameSizeReadAndOurFractionOfIt) {
+  const PerfReport report = Report();
+  const std::string table = FormatTable(report);
+  EXPECT_THAT(table, HasSubstr("| % of read roof (4.50 TB/s) | read µs | of read |\n"
+                               "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+  EXPECT_THAT(table, HasSubstr("| qkv | 16 | 6144 | 4096 | gemv_m16 | 21.0 | 26.0 | 1.24 | - | - | "
+                               "- | 14.0 | 0.67 |\n"));
+  EXPECT_THAT(table, HasSubstr("| o | 1 | 4096 | 4096 | tc | - | - | - | - | - | - | - | - |\n"));
+  EXPECT_THAT(FormatRow(report.rows[0]), HasSubstr("read      14.0 us   0.67 of read"));
+  EXPECT_THAT(FormatRow(report.rows[1]), HasSubstr("read         - us      - of read"));
 }
 
 TEST(PerfReportTest, SummaryGivesMinMedianGeomeanAndTheCountsBelowTheGoals) {
@@ -84,6 +107,23 @@ TEST(PerfReportTest, SummaryGivesMinMedianGeomeanAndTheCountsBelowTheGoals) {
   const std::string summary = report.Summary();
   EXPECT_THAT(summary, HasSubstr("on 4 rows: min 0.50x (qkv M=1), median 0.95x, geomean 0.97x; "
                                  "2 below 0.95x, 1 below 0.80x; 1 rows without both times"));
+  EXPECT_THAT(summary, Not(HasSubstr("same-size read")));  // no row has one
+}
+
+TEST(PerfReportTest, SummaryGivesTheMedianOfTheSameSizeReadOverTheRowsThatHaveIt) {
+  PerfReport report;
+  for (auto [m, ours, read] : {std::tuple{1u, 10.0, 5.0},  // 0.50
+                               {2u, 10.0, 9.0},            // 0.90
+                               {4u, 10.0, 12.0}}) {        // 1.20
+    report.rows.push_back(
+        {.name = "qkv", .m = m, .ours_us = ours, .cublas_us = 10.0, .read_us = read});
+  }
+  report.rows.push_back({.name = "o", .m = 1, .ours_us = 10.0, .cublas_us = 10.0});  // no read
+  EXPECT_THAT(report.Summary(), HasSubstr("; median of same-size read 0.90 on 3 rows"));
+  // Without cuBLAS's times the read's median is still given.
+  for (PerfRow& r : report.rows) r.cublas_us = NAN;
+  EXPECT_THAT(report.Summary(), HasSubstr("no row has both times (4 rows); median of same-size "
+                                          "read 0.90 on 3 rows"));
 }
 
 TEST(PerfReportTest, HeatmapHasACellPerShapeAndM) {

@@ -20,6 +20,7 @@ programs=(
   "ops_bad_input|.gpu/bin/ops_bad_input_test --gtest_filter=*cuda*"
   "check_quick|.gpu/bin/gpuops check --backend cuda --shapes quick"
   "nvfp4|.gpu/bin/nvfp4_test --gtest_filter=*cuda*"
+  "fp8|.gpu/bin/fp8_test --gtest_filter=*cuda*"
   "fault|.gpu/bin/cuda_fault_test"
 )
 for tool in ${TOOLS:-memcheck racecheck initcheck}; do

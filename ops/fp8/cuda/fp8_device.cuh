@@ -1,0 +1,336 @@
+// The FP8 W8A16 kernel bodies. C[m, n] = A[m, k] · W[n, k]ᵀ with A and C BF16 (row pitches lda
+// and ldc elements), W E4M3 [n, k] row-major and one FP32 scale per 128 x 128 block of W.
+//
+// Tensor-core bodies: E4M3 -> BF16 is exact (bit placement, then a power-of-two multiply), the
+// products are summed by mma.sync.m16n8k16 in FP32 over each 128-k block into an inner
+// accumulator, and each block's sum is folded into the FP32 outer accumulator with one
+// fmaf(inner, scale, outer): the scale never touches a weight element and never rounds to BF16.
+//
+// Within each 64-k chunk the kernels feed the mma a permutation of k (the same one for A and W),
+// so that lane (g, q) multiplies the 16 consecutive k at 16q of the chunk: one 16-byte load of
+// W per n8 tile and 32 bytes of A per row, instead of the mma's native 2 + 2 scattered k.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
+#include "device/mma_kit.cuh"
+#include "fp8_tiles.h"
+
+namespace fp8_device {
+
+using device_kit::bf16;
+using device_kit::CpAsync16;
+using device_kit::CpAsyncCommit;
+using device_kit::CpAsyncWait;
+using device_kit::MmaBf16;
+
+// Two E4M3 bytes placed in the high byte of each 16-bit half of `v` (zeros elsewhere) as BF16x2:
+// sign stays at bit 15, exponent and mantissa shift right by 4 into BF16's fields, which reads
+// as the value times 2^-120 (subnormals included); one exact multiply by 2^120 restores it.
+__device__ __forceinline__ uint32_t E4m3HighBytesToBf16x2(uint32_t v) {
+  const uint32_t scaled = ((v >> 4) & 0x07f007f0u) | (v & 0x80008000u);
+  uint32_t out;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;\n"
+      : "=r"(out)
+      : "r"(scaled), "r"(0x7b807b80u), "r"(0x80008000u));  // · 2^120 + (-0)
+  return out;
+}
+
+// W bytes k..k+3 of one column as the mma's two B registers: {k, k+1} and {k+2, k+3}.
+__device__ __forceinline__ void E4m3QuadToB(uint32_t quad, uint32_t (&b)[2]) {
+  b[0] = E4m3HighBytesToBf16x2(__byte_perm(quad, 0, 0x1404));
+  b[1] = E4m3HighBytesToBf16x2(__byte_perm(quad, 0, 0x3424));
+}
+
+// The rows a launch writes: the decode kernels cover at most kMaxM of them.
+template <typename Tile>
+__device__ __forceinline__ uint32_t RowsCovered(uint32_t m) {
+  return m < Tile::kMaxM ? m : Tile::kMaxM;
+}
+
+// Decode body (DecodeTile): see fp8_tiles.h for the split of K among warps.
+template <typename Tile>
+__device__ __forceinline__ void GemmDecode(const bf16* __restrict__ input,
+                                           const uint8_t* __restrict__ weight,
+                                           const float* __restrict__ block_scale,
+                                           bf16* __restrict__ output, uint32_t m, uint32_t n,
+                                           uint32_t k, uint32_t lda, uint32_t ldc) {
+  extern __shared__ __align__(16) uint8_t smem[];
+  constexpr uint32_t kWarps = Tile::kWarps, kStages = Tile::kStages, kNTiles = Tile::kNTiles;
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t g = lane / 4, q = lane % 4;
+  const uint32_t n0 = blockIdx.x * Tile::kN;
+  const uint32_t rows = RowsCovered<Tile>(m);
+  const uint32_t kblocks = k / 128;
+  const float* scales = block_scale + uint64_t{n0 / 128} * kblocks;
+  uint8_t* ring = smem + warp * kStages * Tile::kStageBytes;
+  const uint32_t my_blocks = warp < kblocks ? (kblocks - warp + kWarps - 1) / kWarps : 0;
+  const uint32_t chunks = 2 * my_blocks;
+
+  // Chunk j of this warp: half j % 2 of 128-k block warp + kWarps · (j / 2).
+  auto issue = [&](uint32_t j) {
+    uint8_t* stage = ring + (j % kStages) * Tile::kStageBytes;
+    const uint32_t k0 = (warp + kWarps * (j / 2)) * 128 + (j % 2) * 64 + 16 * q;
+#pragma unroll
+    for (uint32_t i = 0; i < kNTiles; ++i) {
+      const uint32_t col = n0 + 8 * i + g;
+      const bool valid = col < n;
+      CpAsync16(stage + (i * 32 + lane) * 16, weight + (valid ? uint64_t{col} * k + k0 : 0),
+                valid);
+    }
+    uint8_t* a_stage = stage + Tile::kStageWeightBytes;
+#pragma unroll
+    for (uint32_t h = 0; h < 2; ++h) {
+      const uint32_t row = g + 8 * h;
+      if (8 * h >= rows) break;  // warp-uniform: rows g + 8 are never read when m <= 8
+      const bool valid = row < rows;
+      const bf16* src = input + (valid ? uint64_t{row} * lda + k0 : 0);
+      CpAsync16(a_stage + (h * 32 + lane) * 32, src, valid);
+      CpAsync16(a_stage + (h * 32 + lane) * 32 + 16, src + 8, valid);
+    }
+  };
+
+  float outer[kNTiles][4] = {};
+  float inner[kNTiles][4];
+#pragma unroll
+  for (uint32_t s = 0; s + 1 < kStages; ++s) {
+    if (s < chunks) issue(s);
+    CpAsyncCommit();
+  }
+  float scale = 0.0f;
+  for (uint32_t j = 0; j < chunks; ++j) {
+    CpAsyncWait<kStages - 2>();
+    __syncwarp();  // (a compiler fence too) the stage's bytes are this lane's own copies
+    if (j + kStages - 1 < chunks) issue(j + kStages - 1);
+    CpAsyncCommit();
+    if (j % 2 == 0) {
+      scale = scales[warp + kWarps * (j / 2)];
+#pragma unroll
+      for (uint32_t i = 0; i < kNTiles; ++i) {
+        inner[i][0] = inner[i][1] = inner[i][2] = inner[i][3] = 0.0f;
+      }
+    }
+    const uint8_t* stage = ring + (j % kStages) * Tile::kStageBytes;
+    uint4 w[kNTiles];
+#pragma unroll
+    for (uint32_t i = 0; i < kNTiles; ++i) {
+      w[i] = *reinterpret_cast<const uint4*>(stage + (i * 32 + lane) * 16);
+    }
+    // A rows g and g + 8: 16 consecutive k each, as 8 BF16 pairs.
+    uint4 a_lo[2] = {}, a_hi[2] = {};
+    const uint8_t* a_stage = stage + Tile::kStageWeightBytes;
+    a_lo[0] = *reinterpret_cast<const uint4*>(a_stage + lane * 32);
+    a_lo[1] = *reinterpret_cast<const uint4*>(a_stage + lane * 32 + 16);
+    if (rows > 8) {
+      a_hi[0] = *reinterpret_cast<const uint4*>(a_stage + (32 + lane) * 32);
+      a_hi[1] = *reinterpret_cast<const uint4*>(a_stage + (32 + lane) * 32 + 16);
+    }
+    const uint32_t* lo = reinterpret_cast<const uint32_t*>(a_lo);
+    const uint32_t* hi = reinterpret_cast<const uint32_t*>(a_hi);
+#pragma unroll
+    for (uint32_t s = 0; s < 4; ++s) {  // the chunk's four k16 steps: k 16q + 4s .. + 3
+      const uint32_t a[4] = {lo[2 * s], hi[2 * s], lo[2 * s + 1], hi[2 * s + 1]};
+#pragma unroll
+      for (uint32_t i = 0; i < kNTiles; ++i) {
+        uint32_t b[2];
+        E4m3QuadToB(reinterpret_cast<const uint32_t*>(&w[i])[s], b);
+        MmaBf16(inner[i], a, b);
+      }
+    }
+    if (j % 2 == 1) {
+#pragma unroll
+      for (uint32_t i = 0; i < kNTiles; ++i) {
+#pragma unroll
+        for (uint32_t e = 0; e < 4; ++e) outer[i][e] = fmaf(inner[i][e], scale, outer[i][e]);
+      }
+    }
+  }
+  CpAsyncWait<0>();
+  __syncthreads();  // every ring drained: the shared memory now holds the warps' partial sums
+  float* partial = reinterpret_cast<float*>(smem);  // [warp][row][column]
+#pragma unroll
+  for (uint32_t i = 0; i < kNTiles; ++i) {
+#pragma unroll
+    for (uint32_t e = 0; e < 4; ++e) {
+      const uint32_t row = g + (e >= 2 ? 8 : 0);
+      const uint32_t col = 8 * i + 2 * q + (e & 1);
+      partial[(warp * 16 + row) * Tile::kN + col] = outer[i][e];
+    }
+  }
+  __syncthreads();
+  for (uint32_t idx = threadIdx.x; idx < rows * Tile::kN; idx += Tile::kThreads) {
+    const uint32_t row = idx / Tile::kN, col = idx % Tile::kN;
+    if (n0 + col >= n) continue;
+    float sum = 0.0f;
+#pragma unroll
+    for (uint32_t w = 0; w < kWarps; ++w) sum += partial[(w * 16 + row) * Tile::kN + col];
+    output[uint64_t{row} * ldc + n0 + col] = device_kit::ToBf16(sum);
+  }
+}
+
+// Row-tile body (RowsTile): warp w owns columns 16w..16w+15 of the block for every row; A is
+// staged once per chunk for all warps.
+template <typename Tile>
+__device__ __forceinline__ void GemmRows(const bf16* __restrict__ input,
+                                         const uint8_t* __restrict__ weight,
+                                         const float* __restrict__ block_scale,
+                                         bf16* __restrict__ output, uint32_t m, uint32_t n,
+                                         uint32_t k, uint32_t lda, uint32_t ldc) {
+  extern __shared__ __align__(16) uint8_t smem[];
+  constexpr uint32_t kStages = Tile::kStages, kMTiles = Tile::kMTiles;
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t g = lane / 4, q = lane % 4;
+  const uint32_t n0 = blockIdx.x * Tile::kN;
+  const uint32_t rows = RowsCovered<Tile>(m);
+  const uint32_t m_tiles = (rows + 15) / 16;
+  const uint32_t kblocks = k / 128;
+  const float* scales = block_scale + uint64_t{n0 / 128} * kblocks;
+  const uint32_t chunks = 2 * kblocks;
+
+  auto issue = [&](uint32_t j) {
+    uint8_t* stage = smem + (j % kStages) * Tile::kStageBytes;
+    const uint32_t k0 = j * 64;
+    // A: rows x 128 bytes in 16-byte pieces over the whole block; rows past m zero-filled up to
+    // the m16 tile, never read.
+    for (uint32_t p = threadIdx.x; p < m_tiles * 16 * 8; p += Tile::kThreads) {
+      const uint32_t row = p / 8, piece = p % 8;
+      const bool valid = row < rows;
+      CpAsync16(stage + row * Tile::kARowBytes + piece * 16,
+                input + (valid ? uint64_t{row} * lda + k0 + piece * 8 : 0), valid);
+    }
+    // W: this lane's 16 bytes of its two columns.
+    uint8_t* w_stage = stage + Tile::kStageABytes + warp * 2 * 32 * 16;
+#pragma unroll
+    for (uint32_t i = 0; i < 2; ++i) {
+      const uint32_t col = n0 + 16 * warp + 8 * i + g;
+      const bool valid = col < n;
+      CpAsync16(w_stage + (i * 32 + lane) * 16,
+                weight + (valid ? uint64_t{col} * k + k0 + 16 * q : 0), valid);
+    }
+  };
+
+  float outer[kMTiles][2][4] = {};
+  float inner[kMTiles][2][4];
+#pragma unroll
+  for (uint32_t s = 0; s + 1 < kStages; ++s) {
+    if (s < chunks) issue(s);
+    CpAsyncCommit();
+  }
+  float scale = 0.0f;
+  for (uint32_t j = 0; j < chunks; ++j) {
+    CpAsyncWait<kStages - 2>();
+    __syncthreads();  // chunk j is in for every warp, and chunk j - 1's slot is free
+    if (j + kStages - 1 < chunks) issue(j + kStages - 1);
+    CpAsyncCommit();
+    if (j % 2 == 0) {
+      scale = scales[j / 2];
+#pragma unroll
+      for (uint32_t t = 0; t < kMTiles; ++t) {
+#pragma unroll
+        for (uint32_t i = 0; i < 2; ++i) {
+          inner[t][i][0] = inner[t][i][1] = inner[t][i][2] = inner[t][i][3] = 0.0f;
+        }
+      }
+    }
+    const uint8_t* stage = smem + (j % kStages) * Tile::kStageBytes;
+    const uint8_t* w_stage = stage + Tile::kStageABytes + warp * 2 * 32 * 16;
+    uint32_t b[2][4][2];  // [n8 tile][k16 step][register]
+#pragma unroll
+    for (uint32_t i = 0; i < 2; ++i) {
+      const uint4 w = *reinterpret_cast<const uint4*>(w_stage + (i * 32 + lane) * 16);
+      const uint32_t* quads = reinterpret_cast<const uint32_t*>(&w);
+#pragma unroll
+      for (uint32_t s = 0; s < 4; ++s) E4m3QuadToB(quads[s], b[i][s]);
+    }
+#pragma unroll
+    for (uint32_t t = 0; t < kMTiles; ++t) {
+      if (t >= m_tiles) break;  // warp-uniform
+      const uint8_t* a_row = stage + (16 * t + g) * Tile::kARowBytes + 32 * q;
+      uint4 a_lo[2], a_hi[2];
+      a_lo[0] = *reinterpret_cast<const uint4*>(a_row);
+      a_lo[1] = *reinterpret_cast<const uint4*>(a_row + 16);
+      a_hi[0] = *reinterpret_cast<const uint4*>(a_row + 8 * Tile::kARowBytes);
+      a_hi[1] = *reinterpret_cast<const uint4*>(a_row + 8 * Tile::kARowBytes + 16);
+      const uint32_t* lo = reinterpret_cast<const uint32_t*>(a_lo);
+      const uint32_t* hi = reinterpret_cast<const uint32_t*>(a_hi);
+#pragma unroll
+      for (uint32_t s = 0; s < 4; ++s) {
+        const uint32_t a[4] = {lo[2 * s], hi[2 * s], lo[2 * s + 1], hi[2 * s + 1]};
+        MmaBf16(inner[t][0], a, b[0][s]);
+        MmaBf16(inner[t][1], a, b[1][s]);
+      }
+    }
+    if (j % 2 == 1) {
+#pragma unroll
+      for (uint32_t t = 0; t < kMTiles; ++t) {
+#pragma unroll
+        for (uint32_t i = 0; i < 2; ++i) {
+#pragma unroll
+          for (uint32_t e = 0; e < 4; ++e) {
+            outer[t][i][e] = fmaf(inner[t][i][e], scale, outer[t][i][e]);
+          }
+        }
+      }
+    }
+  }
+  CpAsyncWait<0>();
+#pragma unroll
+  for (uint32_t t = 0; t < kMTiles; ++t) {
+#pragma unroll
+    for (uint32_t i = 0; i < 2; ++i) {
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) {
+        const uint32_t row = 16 * t + g + (e >= 2 ? 8 : 0);
+        const uint32_t col = n0 + 16 * warp + 8 * i + 2 * q + (e & 1);
+        if (row < rows && col < n) {
+          output[uint64_t{row} * ldc + col] = device_kit::ToBf16(outer[t][i][e]);
+        }
+      }
+    }
+  }
+}
+
+// Scalar body: thread c owns column c for every row up to 16; per 128-k block, FFMA in k order
+// into an inner sum, then fmaf(inner, scale, outer). Bit-exact to the CPU reference.
+__device__ __forceinline__ void Gemv(const bf16* __restrict__ input,
+                                     const uint8_t* __restrict__ weight,
+                                     const float* __restrict__ block_scale,
+                                     bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                                     uint32_t lda, uint32_t ldc) {
+  constexpr uint32_t kMaxM = gpuops::ops::fp8::GemvTile::kMaxM;
+  const uint32_t col = blockIdx.x * gpuops::ops::fp8::GemvTile::kN + threadIdx.x;
+  if (col >= n) return;
+  const uint32_t rows = m < kMaxM ? m : kMaxM;
+  const uint32_t kblocks = k / 128;
+  const uint8_t* wrow = weight + uint64_t{col} * k;
+  float outer[kMaxM] = {};
+  for (uint32_t blk = 0; blk < kblocks; ++blk) {
+    float inner[kMaxM] = {};
+    for (uint32_t k16 = blk * 128; k16 < (blk + 1) * 128; k16 += 16) {
+      const uint4 packed = *reinterpret_cast<const uint4*>(wrow + k16);
+      const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&packed);
+#pragma unroll
+      for (uint32_t e = 0; e < 16; ++e) {
+        const float w = __half2float(__half(__nv_cvt_fp8_to_halfraw(bytes[e], __NV_E4M3)));
+#pragma unroll
+        for (uint32_t r = 0; r < kMaxM; ++r) {
+          if (r < rows) {
+            inner[r] = fmaf(device_kit::ToFloat(input[uint64_t{r} * lda + k16 + e]), w, inner[r]);
+          }
+        }
+      }
+    }
+    const float scale = block_scale[uint64_t{col / 128} * kblocks + blk];
+#pragma unroll
+    for (uint32_t r = 0; r < kMaxM; ++r) outer[r] = fmaf(inner[r], scale, outer[r]);
+  }
+#pragma unroll
+  for (uint32_t r = 0; r < kMaxM; ++r) {
+    if (r < rows) output[uint64_t{r} * ldc + col] = device_kit::ToBf16(outer[r]);
+  }
+}
+
+}  // namespace fp8_device

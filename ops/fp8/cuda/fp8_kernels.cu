@@ -1,0 +1,77 @@
+// The FP8 W8A16 family's kernels, compiled as one translation unit into fp8.fatbin: the metrale
+// seed's decode kernels under their seed names and argument lists, and two of our own (8 warps
+// for small N, 64 rows in one launch). Grid (ceil(N / tile N), 1, 1); tile geometry in
+// fp8_tiles.h, bodies in fp8_device.cuh.
+#include "fp8_device.cuh"
+
+using gpuops::ops::fp8::GemvTile;
+using gpuops::ops::fp8::M16N64Tile;
+using gpuops::ops::fp8::M16Tile;
+using gpuops::ops::fp8::M16W8Tile;
+using gpuops::ops::fp8::M64Tile;
+using fp8_device::bf16;
+
+// Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
+extern "C" __global__ void __launch_bounds__(M16Tile::kThreads)
+    w8a16_gemm_m16(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k) {
+  fp8_device::GemmDecode<M16Tile>(input, weight, block_scale, output, m, n, k, k, n);
+}
+
+// The same with 64 columns per block.
+extern "C" __global__ void __launch_bounds__(M16N64Tile::kThreads)
+    w8a16_gemm_m16_n64(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k) {
+  fp8_device::GemmDecode<M16N64Tile>(input, weight, block_scale, output, m, n, k, k, n);
+}
+
+// w8a16_gemm_m16 with row pitches: one launch fills one slot of a packed [m, q|k|v] buffer.
+extern "C" __global__ void __launch_bounds__(M16Tile::kThreads)
+    w8a16_gemm_m16_strided(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmDecode<M16Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
+                                  c_row_stride);
+}
+
+// 16 rows x 32 columns on 8 warps splitting K.
+extern "C" __global__ void __launch_bounds__(M16W8Tile::kThreads)
+    w8a16_gemm_m16_w8(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmDecode<M16W8Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
+                                    c_row_stride);
+}
+
+// Up to 64 rows x 64 columns, 4 warps splitting the columns.
+extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
+    w8a16_gemm_m64(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmRows<M64Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
+                                c_row_stride);
+}
+
+// Scalar FFMA in k order, one thread per column: the bit-exact reference kernel.
+extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)
+    w8a16_gemv_batch16(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k) {
+  fp8_device::Gemv(input, weight, block_scale, output, m, n, k, k, n);
+}
+
+extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)
+    w8a16_gemv_batch16_strided(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::Gemv(input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
+}

@@ -1,0 +1,62 @@
+// Tile geometry of the FP8 W8A16 kernels: the one place the kernels and the host (variants
+// table, launchers, host emulations) take it from. Plain C++17 so both nvcc and the host compiler
+// read it. Every grid is (ceil(N / kN), 1, 1): a block owns kN output columns and every row up
+// to kMaxM; a block's columns share one scale row (128 % kN == 0).
+#pragma once
+
+#include <cstdint>
+
+namespace gpuops::ops::fp8 {
+
+// The decode kernels (M <= 16, one m16 mma tile): the block's kWarps warps split K, warp w taking
+// the 128-k blocks w, w + kWarps, ...; each lane stages exactly the bytes it multiplies (16
+// weight bytes per n8 tile, 32 bytes of A per row pair) through its warp's own ring of kStages
+// 64-k chunks, so no warp waits for another until the FP32 partial sums meet in shared memory
+// at the end, added in warp order.
+template <uint32_t N, uint32_t Warps, uint32_t Stages>
+struct DecodeTile {
+  static constexpr uint32_t kMaxM = 16, kN = N, kWarps = Warps, kStages = Stages;
+  static constexpr uint32_t kThreads = 32 * Warps;
+  static constexpr uint32_t kNTiles = N / 8;  // n8 mma tiles per warp
+  static constexpr uint32_t kStageWeightBytes = kNTiles * 32 * 16;
+  static constexpr uint32_t kStageABytes = 2 * 32 * 32;  // rows g and g + 8, 32 bytes a lane
+  static constexpr uint32_t kStageBytes = kStageWeightBytes + kStageABytes;
+  static constexpr uint32_t kRingBytes = Warps * Stages * kStageBytes;
+  static constexpr uint32_t kReduceBytes = Warps * kMaxM * N * 4;
+  static constexpr uint32_t kSharedBytes = kRingBytes > kReduceBytes ? kRingBytes : kReduceBytes;
+  static_assert(N % 8 == 0 && 128 % N == 0, "whole n8 tiles, one scale row per block");
+};
+
+// The row-tile kernels (M up to kMaxM in one launch): the warps split the block's columns, 16
+// each, and share A, staged once per 64-k chunk for the whole block (rows padded to 144 bytes so
+// the lanes' 16-byte reads meet no bank conflict).
+template <uint32_t MaxM, uint32_t Warps, uint32_t Stages>
+struct RowsTile {
+  static constexpr uint32_t kMaxM = MaxM, kWarps = Warps, kStages = Stages;
+  static constexpr uint32_t kN = 16 * Warps;
+  static constexpr uint32_t kThreads = 32 * Warps;
+  static constexpr uint32_t kMTiles = MaxM / 16;
+  static constexpr uint32_t kARowBytes = 64 * 2 + 16;
+  static constexpr uint32_t kStageABytes = MaxM * kARowBytes;
+  static constexpr uint32_t kStageWeightBytes = Warps * 2 * 32 * 16;
+  static constexpr uint32_t kStageBytes = kStageABytes + kStageWeightBytes;
+  static constexpr uint32_t kSharedBytes = Stages * kStageBytes;
+  static_assert(MaxM % 16 == 0 && 128 % kN == 0, "whole m16 tiles, one scale row per block");
+};
+
+// w8a16_gemm_m16 and _m16_strided: 32 columns, 4 warps.
+using M16Tile = DecodeTile<32, 4, 4>;
+// w8a16_gemm_m16_n64: 64 columns, 4 warps.
+using M16N64Tile = DecodeTile<64, 4, 3>;
+// w8a16_gemm_m16_w8: 32 columns on 8 warps: twice the loads in flight per block, for N too small
+// to give every SM several blocks.
+using M16W8Tile = DecodeTile<32, 8, 4>;
+// w8a16_gemm_m64: up to 64 rows x 64 columns, 4 warps.
+using M64Tile = RowsTile<64, 4, 4>;
+
+// w8a16_gemv_batch16 (and _strided): one thread per output column, every row up to 16.
+struct GemvTile {
+  static constexpr uint32_t kMaxM = 16, kN = 128, kThreads = 128;
+};
+
+}  // namespace gpuops::ops::fp8

@@ -1,0 +1,196 @@
+#include "ops/fp8/fp8_gemm.h"
+
+#include <algorithm>
+
+#include "gpuops/runtime/status.h"
+#include "gpuops/runtime/str.h"
+
+namespace gpuops::ops::fp8 {
+namespace {
+
+// Bytes from the first element of a [rows, cols] BF16 matrix with row pitch `pitch` to past its
+// last element.
+uint64_t PitchedBf16Bytes(uint32_t rows, uint32_t cols, uint32_t pitch) {
+  if (rows == 0) return 0;
+  return SaturatingMul(SaturatingAdd(SaturatingMul(rows - 1, pitch), cols), 2);
+}
+
+}  // namespace
+
+absl::StatusOr<UploadedWeight> UploadWeight(GpuBackend& gpu, const Fp8BlockWeight& w) {
+  GPUOPS_RETURN_IF_ERROR(Validate(w));
+  UploadedWeight out;
+  GPUOPS_ASSIGN_OR_RETURN(out.weight_, DeviceBuffer::FromHost<uint8_t>(gpu, w.weight));
+  GPUOPS_ASSIGN_OR_RETURN(out.scales_, DeviceBuffer::FromHost<float>(gpu, w.block_scale));
+  out.n_ = w.n;
+  out.k_ = w.k;
+  return out;
+}
+
+GemmExtents ExtentsOf(const GemmArgs& args) {
+  const uint32_t n = args.w.n, k = args.w.k;
+  return {.a = PitchedBf16Bytes(args.m, k, args.a_pitch()),
+          .weight = SaturatingMul(n, k),
+          .block_scale = SaturatingMul(SaturatingMul(ScaleRows(n), k / kBlock), 4),
+          .c = PitchedBf16Bytes(args.m, n, args.c_pitch())};
+}
+
+absl::StatusOr<Fp8Gemm> Fp8Gemm::Load(GpuBackend& gpu) { return Load(gpu, EmbeddedModuleImage()); }
+
+absl::StatusOr<Fp8Gemm> Fp8Gemm::Load(GpuBackend& gpu, const ModuleImage& image) {
+  Fp8Gemm g;
+  g.gpu_ = &gpu;
+  GPUOPS_ASSIGN_OR_RETURN(g.module_, LoadFamilyModule(gpu, image, &RegisterHostKernels));
+  for (const VariantSpec& s : kVariants.rows()) {
+    GPUOPS_ASSIGN_OR_RETURN(g.kernels_[static_cast<size_t>(s.variant)], g.BindVariant(s));
+  }
+  return g;
+}
+
+absl::StatusOr<Fp8Gemm::AnyKernel> Fp8Gemm::BindVariant(const VariantSpec& s) const {
+  switch (s.shape) {
+    case ArgShape::kContiguous: {
+      GPUOPS_ASSIGN_OR_RETURN(auto kernel, BindKernel<Fp8Args>(module_, s.kernel));
+      return AnyKernel(kernel);
+    }
+    case ArgShape::kStrided: {
+      GPUOPS_ASSIGN_OR_RETURN(auto kernel, BindKernel<Fp8StridedArgs>(module_, s.kernel));
+      return AnyKernel(kernel);
+    }
+  }
+  return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
+}
+
+KernelHandle Fp8Gemm::kernel(Variant v) const {
+  if (kVariants.Find(v) == nullptr) return KernelHandle();
+  return std::visit([](const auto& k) { return k.handle(); }, kernels_[static_cast<size_t>(v)]);
+}
+
+bool Fp8Gemm::Ships(Variant v) const { return !kernel(v).is_null(); }
+
+uint64_t Fp8Gemm::WorkspaceBytes(Variant, const GemmArgs&) const { return 0; }
+
+absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
+  GPUOPS_ASSIGN_OR_RETURN(const VariantSpec* found, kVariants.Get(v));
+  const VariantSpec& spec = *found;
+  const DeviceInfo& device = gpu_->device_info();
+  if (!Ships(v)) return NotShipped(spec.kernel, device);
+  const uint32_t m = args.m, n = args.w.n, k = args.w.k;
+  if (m == 0 || n == 0 || k == 0) {
+    return ArgumentError(spec.kernel, StrCat("empty problem m=", m, " n=", n, " k=", k));
+  }
+  if (m > spec.max_m && !spec.extra.row_slabs) {
+    return ArgumentError(spec.kernel, StrCat("m=", m, " outside 1..", spec.max_m,
+                                             " (the kernel's M tile: rows past it would be "
+                                             "left unwritten)"));
+  }
+  GPUOPS_RETURN_IF_ERROR(
+      RequireMultiple(spec.kernel, "k", k, spec.k_multiple, "block-scale granularity"));
+  if (args.a.is_null() || args.c.is_null() || args.w.weight.is_null() ||
+      args.w.block_scale.is_null()) {
+    return ArgumentError(spec.kernel, "a, c, the weight and its block_scale must be non-null");
+  }
+  const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
+  if (spec.shape == ArgShape::kContiguous && (lda != k || ldc != n)) {
+    return ArgumentError(spec.kernel,
+                         StrCat("row pitches (a=", lda, ", c=", ldc, ") differ from k=", k,
+                                " and n=", n, ": this kernel takes contiguous rows; run a "
+                                "strided variant (m16_strided, m16_w8, m64, gemv_strided)"));
+  }
+  if (lda < k || ldc < n) {
+    return ArgumentError(spec.kernel, StrCat("row pitches (a=", lda, ", c=", ldc,
+                                             ") must cover the used extents (k=", k, ", n=", n,
+                                             ")"));
+  }
+  if (spec.extra.stages_a) {
+    GPUOPS_RETURN_IF_ERROR(RequireMultiple(spec.kernel, "a_row_stride", lda, 8,
+                                           "rows stay 16-byte aligned: cp.async stages A in "
+                                           "16-byte chunks"));
+  }
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "a", args.a.ptr(),
+                                        spec.extra.stages_a ? 16 : 2,
+                                        spec.extra.stages_a ? "16-byte cp.async" : "BF16 loads"));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireAligned(spec.kernel, "w.weight", args.w.weight.ptr(), 16, "16-byte loads"));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireAligned(spec.kernel, "w.block_scale", args.w.block_scale.ptr(), 4, "FP32 loads"));
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "c", args.c.ptr(), 2, "BF16 stores"));
+  const GemmExtents need = ExtentsOf(args);
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "a", args.a, need.a,
+                                       StrCat("m=", m, " rows of k=", k, " BF16, ", lda,
+                                              " apart")));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "w.weight", args.w.weight, need.weight,
+                                       StrCat("n=", n, " rows of k=", k, " E4M3")));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(
+      spec.kernel, "w.block_scale", args.w.block_scale, need.block_scale,
+      StrCat("ceil(n/128)=", ScaleRows(n), " rows of k/128=", k / kBlock,
+             " FP32 scales: the scale tensor must cover n=", n)));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
+                                       StrCat("m=", m, " rows of n=", n, " BF16, ", ldc,
+                                              " apart")));
+  return RequireGridFits(spec.kernel, TileGrid(spec, 1, n), device, StrCat("n=", n));
+}
+
+absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) const {
+  const VariantSpec& spec = kVariants[v];
+  GemmPlan plan;
+  plan.variant = spec.variant;
+  plan.variant_name = spec.name;
+  const LaunchDims dims{TileGrid(spec, 1, args.w.n), spec.block, spec.shared_mem_bytes};
+  const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
+  const AnyKernel& bound = kernels_[static_cast<size_t>(spec.variant)];
+  // One launch per max_m rows (a single one unless the variant runs slabs).
+  for (uint32_t row0 = 0; row0 < args.m; row0 += spec.max_m) {
+    const Fp8StridedArgs list{
+        .input = args.a.ptr().offset(uint64_t{row0} * lda * 2),
+        .weight = args.w.weight.ptr(),
+        .block_scale = args.w.block_scale.ptr(),
+        .output = args.c.ptr().offset(uint64_t{row0} * ldc * 2),
+        .m = std::min(spec.max_m, args.m - row0),
+        .n = args.w.n,
+        .k = args.w.k,
+        .a_row_stride = lda,
+        .c_row_stride = ldc};
+    if (const auto* kernel = std::get_if<TypedKernel<Fp8StridedArgs>>(&bound)) {
+      plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
+    } else if (const auto* contiguous = std::get_if<TypedKernel<Fp8Args>>(&bound)) {
+      plan.launches.push_back(contiguous->Launch(*gpu_, dims,
+                                                 {.input = list.input,
+                                                  .weight = list.weight,
+                                                  .block_scale = list.block_scale,
+                                                  .output = list.output,
+                                                  .m = list.m,
+                                                  .n = list.n,
+                                                  .k = list.k}));
+    } else {
+      return absl::InternalError(StrCat(spec.kernel, ": bound to no argument list"));
+    }
+  }
+  return plan;
+}
+
+absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
+  absl::InlinedVector<Variant, 4> order;
+  const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
+  const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
+  if (args.m > 16) {
+    order = {Variant::kM64};
+  } else if (TileCount(kVariants[Variant::kM16], 1, args.w.n) < 2 * sms) {
+    order = {Variant::kM16W8, Variant::kM16Strided};
+  } else if (contiguous) {
+    order = {Variant::kM16, Variant::kM16Strided, Variant::kM16W8};
+  } else {
+    order = {Variant::kM16Strided, Variant::kM16W8};
+  }
+  absl::Status last = absl::FailedPreconditionError("fp8: no variant");
+  for (Variant v : order) {
+    last = CanImplement(v, args);
+    if (last.ok()) return v;
+  }
+  return absl::FailedPreconditionError(StrCat("fp8: no variant can run m=", args.m,
+                                              " n=", args.w.n, " k=", args.w.k,
+                                              " lda=", args.a_pitch(), " ldc=", args.c_pitch(),
+                                              " (last refusal: ", last.message(), ")"));
+}
+
+}  // namespace gpuops::ops::fp8

@@ -1,0 +1,138 @@
+// The FP8 W8A16 family's variants table: every kernel of ops/fp8/cuda with its launch geometry,
+// argument list, requirements and accuracy contract, after the metrale seed's launchers (seed
+// names in each summary). The launcher, CanImplement, the dispatcher, the host emulations and the
+// tests all read it; the tile numbers come from cuda/fp8_tiles.h, which the kernels compile
+// against.
+//
+// Every variant computes C[M,N] = A[M,K] · dequant(W)ᵀ: A and C BF16 rows (contiguous, or at the
+// strided variants' row pitches), W E4M3 [N, K] with FP32 128 x 128 block scales (fp8_format.h),
+// FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1): one block per column tile, every row.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "ops/family_kit.h"
+#include "ops/fp8/cuda/fp8_tiles.h"
+
+namespace gpuops::ops::fp8 {
+
+enum class Variant : uint8_t {
+  kM16,
+  kM16N64,
+  kM16Strided,
+  kM16W8,
+  kM64,
+  kGemv,
+  kGemvStrided,
+};
+
+// The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
+enum class ArgShape : uint8_t {
+  kContiguous,  // Fp8Args: rows k and n elements apart
+  kStrided,     // Fp8StridedArgs: a_row_stride and c_row_stride
+};
+
+struct Fp8Extra {
+  // The kernel stages A in 16-byte cp.async pieces: A 16-byte aligned, a_row_stride % 8 == 0.
+  bool stages_a = true;
+  // The op runs the kernel once per max_m-row slab of A and C, so any M is served.
+  bool row_slabs = false;
+  friend constexpr bool operator==(Fp8Extra, Fp8Extra) = default;
+};
+
+using VariantSpec = ops::VariantSpec<Variant, ArgShape, Fp8Extra>;
+
+inline constexpr VariantTable kVariants(
+    "fp8",
+    std::to_array<VariantSpec>({
+        {.variant = Variant::kM16,
+         .name = "m16",
+         .kernel = "w8a16_gemm_m16",
+         .shape = ArgShape::kContiguous,
+         .tile_m = M16Tile::kMaxM,
+         .tile_n = M16Tile::kN,
+         .block = {M16Tile::kThreads, 1, 1},
+         .shared_mem_bytes = M16Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = M16Tile::kMaxM,
+         .summary = "[w8a16_gemm_m16] M <= 16, 32 columns a block, 128 threads splitting K; "
+                    "mma.sync m16n8k16, the block scale folded per 128-k block in FP32"},
+        {.variant = Variant::kM16N64,
+         .name = "m16_n64",
+         .kernel = "w8a16_gemm_m16_n64",
+         .shape = ArgShape::kContiguous,
+         .tile_m = M16N64Tile::kMaxM,
+         .tile_n = M16N64Tile::kN,
+         .block = {M16N64Tile::kThreads, 1, 1},
+         .shared_mem_bytes = M16N64Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = M16N64Tile::kMaxM,
+         .summary = "[w8a16_gemm_m16_n64] m16 with 64 columns a block (half the blocks)"},
+        {.variant = Variant::kM16Strided,
+         .name = "m16_strided",
+         .kernel = "w8a16_gemm_m16_strided",
+         .shape = ArgShape::kStrided,
+         .tile_m = M16Tile::kMaxM,
+         .tile_n = M16Tile::kN,
+         .block = {M16Tile::kThreads, 1, 1},
+         .shared_mem_bytes = M16Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = M16Tile::kMaxM,
+         .summary = "[w8a16_gemm_m16_strided] m16 with A and C row pitches: one launch per "
+                    "projection fills its slot of a packed [m, q|k|v] buffer"},
+        {.variant = Variant::kM16W8,
+         .name = "m16_w8",
+         .kernel = "w8a16_gemm_m16_w8",
+         .shape = ArgShape::kStrided,
+         .tile_m = M16W8Tile::kMaxM,
+         .tile_n = M16W8Tile::kN,
+         .block = {M16W8Tile::kThreads, 1, 1},
+         .shared_mem_bytes = M16W8Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = M16W8Tile::kMaxM,
+         .summary = "m16_strided on 256 threads: twice the loads in flight a block, for N "
+                    "that gives each SM one block"},
+        {.variant = Variant::kM64,
+         .name = "m64",
+         .kernel = "w8a16_gemm_m64",
+         .shape = ArgShape::kStrided,
+         .tile_m = M64Tile::kMaxM,
+         .tile_n = M64Tile::kN,
+         .block = {M64Tile::kThreads, 1, 1},
+         .shared_mem_bytes = M64Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = M64Tile::kMaxM,
+         .summary = "M <= 64 in one launch (64 columns a block, warps split the columns and "
+                    "share A); larger M runs once per 64-row slab",
+         .extra = {.row_slabs = true}},
+        {.variant = Variant::kGemv,
+         .name = "gemv",
+         .kernel = "w8a16_gemv_batch16",
+         .shape = ArgShape::kContiguous,
+         .accuracy = Accuracy::kStrictOrder,
+         .tile_m = GemvTile::kMaxM,
+         .tile_n = GemvTile::kN,
+         .block = {GemvTile::kThreads, 1, 1},
+         .k_multiple = 128,
+         .max_m = GemvTile::kMaxM,
+         .summary = "[w8a16_gemv_batch16] scalar FFMA in k order, one thread a column: "
+                    "bit-exact to the CPU reference",
+         .extra = {.stages_a = false}},
+        {.variant = Variant::kGemvStrided,
+         .name = "gemv_strided",
+         .kernel = "w8a16_gemv_batch16_strided",
+         .shape = ArgShape::kStrided,
+         .accuracy = Accuracy::kStrictOrder,
+         .tile_m = GemvTile::kMaxM,
+         .tile_n = GemvTile::kN,
+         .block = {GemvTile::kThreads, 1, 1},
+         .k_multiple = 128,
+         .max_m = GemvTile::kMaxM,
+         .summary = "[w8a16_gemv_batch16_strided] gemv with A and C row pitches",
+         .extra = {.stages_a = false}},
+    }));
+static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
+
+}  // namespace gpuops::ops::fp8

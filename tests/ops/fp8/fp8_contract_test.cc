@@ -1,0 +1,362 @@
+// Launch contracts of the FP8 W8A16 family on the mock: each seed kernel's grid, block and
+// arguments, the seed's guards as CanImplement refusals (nothing launched), m64's row slabs, the
+// dispatcher's picks; and executing, on the mock and on a GPU where there is one: the packed QKV
+// buffer filled by three strided launches with the gaps untouched, a raw m16 launch with 17 rows
+// leaving row 16 unwritten, and the FP32 scale fold against folding the scale into BF16 weights.
+// (The golden launch traces and the numerics of every variant: tests/ops/family_test.cc.)
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gpuops/mock/matchers.h"
+#include "gpuops/mock/recording_backend.h"
+#include "gpuops/runtime/bf16.h"
+#include "gpuops/runtime/kernel_launch.h"
+#include "gpuops/runtime/owned.h"
+#include "gtest/gtest.h"
+#include "ops/common/common_ops.h"
+#include "ops/fp8/fp8_gemm.h"
+#include "tests/support/backends.h"
+#include "tests/support/device_data.h"
+#include "verify/check.h"
+#include "verify/random.h"
+
+namespace gpuops::ops::fp8 {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace ::gpuops::mock;  // NOLINT: matchers
+
+mock::RecordingBackend::Options NoExecution() {
+  mock::RecordingBackend::Options o;
+  o.execute_host_kernels = false;
+  return o;
+}
+
+// A loaded family on a mock that records without executing, with stand-in operands.
+class Fp8ContractTest : public ::testing::Test {
+ protected:
+  Fp8ContractTest() : gpu_(NoExecution()) {}
+  void SetUp() override {
+    auto g = Fp8Gemm::Load(gpu_);
+    ASSERT_TRUE(g.ok()) << g.status();
+    gemm_.emplace(*std::move(g));
+    for (DevicePtr* p : {&a_, &weight_, &scales_, &c_}) {
+      auto buf = gpu_.Alloc(1 << 20);  // room for m64's second slab
+      ASSERT_TRUE(buf.ok());
+      *p = *buf;
+    }
+  }
+  GemmArgs Args(uint32_t m, uint32_t n, uint32_t k, uint32_t lda = 0, uint32_t ldc = 0) const {
+    return GemmArgs{.a = DeviceSpan::Unchecked(a_),
+                    .w = {.weight = DeviceSpan::Unchecked(weight_),
+                          .block_scale = DeviceSpan::Unchecked(scales_),
+                          .n = n,
+                          .k = k},
+                    .c = DeviceSpan::Unchecked(c_),
+                    .m = m,
+                    .lda = lda,
+                    .ldc = ldc};
+  }
+  std::string Pick(uint32_t m, uint32_t n, uint32_t lda = 0, uint32_t ldc = 0) {
+    auto v = gemm_->Pick(Args(m, n, 4096, lda, ldc));
+    EXPECT_TRUE(v.ok()) << v.status();
+    return v.ok() ? std::string(kVariants[*v].name) : std::string();
+  }
+  mock::RecordingBackend gpu_;
+  std::optional<Fp8Gemm> gemm_;
+  DevicePtr a_, weight_, scales_, c_;
+};
+
+TEST_F(Fp8ContractTest, M16LaunchesNOver32BlocksOf128ThreadsWithTheSeedsSevenArguments) {
+  ASSERT_TRUE(gemm_->Run(Variant::kM16, Args(5, 1000, 256)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16"), GridIs(32, 1, 1),
+                                BlockIs(128, 1, 1), SharedMemIs(M16Tile::kSharedBytes),
+                                ArgCountIs(7), ArgPtrAt(0, a_), ArgPtrAt(1, weight_),
+                                ArgPtrAt(2, scales_), ArgPtrAt(3, c_), ArgU32At(4, 5),
+                                ArgU32At(5, 1000), ArgU32At(6, 256))));
+}
+
+TEST_F(Fp8ContractTest, N64HalvesTheBlocksWithTheSameArguments) {
+  ASSERT_TRUE(gemm_->Run(Variant::kM16N64, Args(16, 1000, 256)).ok());
+  EXPECT_THAT(gpu_.launches(), ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16_n64"),
+                                                 GridIs(16, 1, 1), BlockIs(128, 1, 1),
+                                                 ArgCountIs(7), ArgU32At(4, 16))));
+}
+
+TEST_F(Fp8ContractTest, StridedPassesBothRowPitchesLast) {
+  ASSERT_TRUE(gemm_->Run(Variant::kM16Strided, Args(3, 1024, 4096, 4104, 6144)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16_strided"), GridIs(32, 1, 1),
+                                BlockIs(128, 1, 1), ArgCountIs(9), ArgU32At(4, 3),
+                                ArgU32At(5, 1024), ArgU32At(6, 4096), ArgU32At(7, 4104),
+                                ArgU32At(8, 6144))));
+  gpu_.ClearLaunches();
+  ASSERT_TRUE(gemm_->Run(Variant::kM16Strided, Args(3, 1024, 4096)).ok());
+  EXPECT_THAT(gpu_.launches(), ElementsAre(AllOf(ArgU32At(7, 4096), ArgU32At(8, 1024))))
+      << "pitch 0 means contiguous";
+}
+
+TEST_F(Fp8ContractTest, M64RunsLargerMIn64RowSlabs) {
+  const absl::Status s = gemm_->Run(Variant::kM64, Args(100, 512, 256, 264, 520));
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m64"), GridIs(8, 1, 1), ArgPtrAt(0, a_),
+                                ArgPtrAt(3, c_), ArgU32At(4, 64)),
+                          AllOf(KernelNamed("w8a16_gemm_m64"), GridIs(8, 1, 1),
+                                ArgPtrAt(0, a_.offset(64 * 264 * 2)),
+                                ArgPtrAt(3, c_.offset(64 * 520 * 2)), ArgU32At(4, 36),
+                                ArgU32At(7, 264), ArgU32At(8, 520))));
+}
+
+TEST_F(Fp8ContractTest, TheSeedsGuardsAreRefusalsNamingArgumentAndValue) {
+  struct Row {
+    const char* what;
+    Variant variant;
+    GemmArgs args;
+    const char* fragment;
+  };
+  GemmArgs short_scales = Args(1, 300, 256);
+  short_scales.w.block_scale = DeviceSpan(scales_, 3 * 2 * 4 - 4);  // ceil(300/128) = 3 rows
+  GemmArgs short_c = Args(2, 256, 128, 0, 300);
+  short_c.c = DeviceSpan(c_, (300 + 256) * 2 - 2);
+  GemmArgs misaligned = Args(1, 256, 128);
+  misaligned.a = DeviceSpan::Unchecked(a_.offset(8));
+  GemmArgs null_weight = Args(1, 256, 128);
+  null_weight.w.weight = DeviceSpan();
+  for (const Row& row : std::vector<Row>{
+           {"m = 17", Variant::kM16, Args(17, 256, 128), "m=17 outside 1..16"},
+           {"m = 0", Variant::kM16Strided, Args(0, 256, 128), "empty problem"},
+           {"m = 17, gemv", Variant::kGemv, Args(17, 256, 128), "m=17 outside 1..16"},
+           {"k % 128", Variant::kM16N64, Args(1, 256, 200), "k=200"},
+           {"k % 128, m64", Variant::kM64, Args(20, 256, 64), "block-scale granularity"},
+           {"a pitch < k", Variant::kM16Strided, Args(1, 256, 256, 128, 0),
+            "row pitches (a=128, c=256) must cover the used extents (k=256, n=256)"},
+           {"c pitch < n", Variant::kM16Strided, Args(1, 256, 256, 0, 255), "c=255"},
+           {"a pitch % 8", Variant::kM16Strided, Args(1, 256, 256, 260, 0), "a_row_stride=260"},
+           {"pitch on a contiguous kernel", Variant::kM16, Args(1, 256, 256, 264, 0),
+            "contiguous rows"},
+           {"scales short of n", Variant::kM16Strided, short_scales, "must cover n=300"},
+           {"short c", Variant::kM16Strided, short_c, "c"},
+           {"misaligned a", Variant::kM16, misaligned, "16-byte"},
+           {"null weight", Variant::kM16W8, null_weight, "non-null"},
+       }) {
+    const absl::Status s = gemm_->Run(row.variant, row.args);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << row.what << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(row.fragment)) << row.what;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(kVariants[row.variant].kernel)) << row.what;
+  }
+  gpu_.ClearLaunches();
+  EXPECT_TRUE(gemm_->Run(Variant::kGemvStrided, Args(1, 256, 256, 261, 0)).ok())
+      << "the scalar kernel reads A element by element: an odd pitch is fine";
+  EXPECT_EQ(gpu_.launch_count(), 1u);
+  gpu_.ClearLaunches();
+  EXPECT_FALSE(gemm_->Run(static_cast<Variant>(99), Args(1, 256, 128)).ok());
+  EXPECT_EQ(gpu_.launch_count(), 0u);
+}
+
+TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsColumnTilesAndPitches) {
+  // 132 SMs on the mock: fewer than 264 column tiles of 32 leave SMs with one block or none.
+  ASSERT_EQ(gpu_.device_info().sm_count, 132);
+  EXPECT_EQ(Pick(1, 4096), "m16_w8") << "o: 128 tiles";
+  EXPECT_EQ(Pick(16, 6144), "m16_w8") << "qkv: 192 tiles";
+  EXPECT_EQ(Pick(1, 14336), "m16") << "448 tiles";
+  EXPECT_EQ(Pick(16, 28672), "m16");
+  EXPECT_EQ(Pick(1, 151937), "m16") << "odd vocab";
+  EXPECT_EQ(Pick(4, 28672, 4104, 0), "m16_strided");
+  EXPECT_EQ(Pick(4, 1024, 4096, 6144), "m16_w8") << "a QKV slot: 32 tiles";
+  EXPECT_EQ(Pick(17, 4096), "m64");
+  EXPECT_EQ(Pick(64, 28672), "m64");
+  EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
+  auto refused = gemm_->Pick(Args(1, 4096, 100));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("k=100"));
+}
+
+// --- Executing: on the mock (host emulations) and, where there is one, on the GPU.
+
+class Fp8ExecutionTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    GPUOPS_CREATE_OR_SKIP(gpu_, GetParam());
+    auto g = Fp8Gemm::Load(*gpu_);
+    ASSERT_TRUE(g.ok()) << g.status();
+    gemm_.emplace(*std::move(g));
+  }
+  UploadedWeight Upload(const Fp8BlockWeight& w) {
+    auto d = UploadWeight(*gpu_, w);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return d.ok() ? *std::move(d) : UploadedWeight();
+  }
+  UploadedWeight RandomWeight(uint32_t n, uint32_t k, uint64_t seed) {
+    std::vector<uint16_t> source(uint64_t{n} * k);
+    verify::FillRandomBf16(absl::MakeSpan(source), seed);
+    auto w = QuantizeFp8Block(source, n, k);
+    EXPECT_TRUE(w.ok()) << w.status();
+    return Upload(*w);
+  }
+  std::unique_ptr<GpuBackend> gpu_;
+  std::optional<Fp8Gemm> gemm_;
+};
+
+// One launch per projection fills its slot of a packed [m, q | k | v] row buffer (with gaps
+// between the slots); each slot equals the contiguous m16 result bit for bit, and no byte
+// outside the slots changes.
+TEST_P(Fp8ExecutionTest, PackedQkvThreeStridedLaunchesFillTheirSlotsOnly) {
+  constexpr uint32_t kM = 5, kK = 256, kLda = 264;
+  struct Slot {
+    uint32_t n, offset;
+  };
+  const Slot slots[] = {{256, 0}, {128, 264}, {128, 400}};
+  constexpr uint32_t kPitch = 536;
+  std::vector<uint16_t> a(kM * kLda);
+  verify::FillRandomBf16(absl::MakeSpan(a), 41);
+  DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
+  DeviceBuffer packed =
+      testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kPitch, common::kBf16Poison));
+  std::vector<std::vector<uint16_t>> expected;
+  for (const Slot& s : slots) {
+    const UploadedWeight w = RandomWeight(s.n, kK, 100 + s.n + s.offset);
+    // The contiguous kernel on a contiguous copy of A.
+    std::vector<uint16_t> a_contiguous;
+    for (uint32_t r = 0; r < kM; ++r) {
+      a_contiguous.insert(a_contiguous.end(), a.begin() + r * kLda, a.begin() + r * kLda + kK);
+    }
+    DeviceBuffer a_c = testing::UploadVector(*gpu_, a_contiguous);
+    DeviceBuffer c_c =
+        testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * s.n, common::kBf16Poison));
+    ASSERT_TRUE(
+        gemm_->Run(Variant::kM16, {.a = a_c.span(), .w = w.view(), .c = c_c.span(), .m = kM})
+            .ok());
+    const GemmArgs strided{
+        .a = a_dev.span(),
+        .w = w.view(),
+        .c = DeviceSpan(packed.ptr().offset(s.offset * 2), (kM * kPitch - s.offset) * 2),
+        .m = kM,
+        .lda = kLda,
+        .ldc = kPitch};
+    const absl::Status run = gemm_->Run(Variant::kM16Strided, strided);
+    ASSERT_TRUE(run.ok()) << run;
+    ASSERT_TRUE(gpu_->Synchronize().ok());
+    expected.push_back(testing::DownloadVector<uint16_t>(c_c));
+  }
+  const std::vector<uint16_t> got = testing::DownloadVector<uint16_t>(packed);
+  uint64_t in_slots = 0;
+  for (uint32_t r = 0; r < kM; ++r) {
+    for (uint32_t col = 0; col < kPitch; ++col) {
+      const uint16_t value = got[r * kPitch + col];
+      bool inside = false;
+      for (size_t i = 0; i < 3; ++i) {
+        const Slot& s = slots[i];
+        if (col >= s.offset && col < s.offset + s.n) {
+          inside = true;
+          ++in_slots;
+          ASSERT_EQ(value, expected[i][r * s.n + col - s.offset])
+              << "slot " << i << " row " << r << " col " << col - s.offset;
+        }
+      }
+      if (!inside) {
+        ASSERT_EQ(value, common::kBf16Poison) << "gap at row " << r << " col " << col;
+      }
+    }
+  }
+  EXPECT_EQ(in_slots, uint64_t{kM} * (256 + 128 + 128));
+}
+
+// The seed's reason for the m guard: a raw launch of the 16-row kernel with 17 rows leaves row
+// 16 unwritten (on the device and in the emulation alike) instead of failing.
+TEST_P(Fp8ExecutionTest, ARaw17RowLaunchOfM16LeavesRow16Unwritten) {
+  const UploadedWeight w = RandomWeight(64, 128, 7);
+  std::vector<uint16_t> a(17 * 128);
+  verify::FillRandomBf16(absl::MakeSpan(a), 8);
+  DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
+  DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(17 * 64, common::kBf16Poison));
+  auto kernel = TypedKernel<Fp8Args>::Bind(gemm_->kernel(Variant::kM16));
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const absl::Status s =
+      kernel
+          ->Launch(*gpu_, {{2, 1, 1}, {M16Tile::kThreads, 1, 1}, M16Tile::kSharedBytes},
+                   {.input = a_dev.ptr(),
+                    .weight = w.view().weight.ptr(),
+                    .block_scale = w.view().block_scale.ptr(),
+                    .output = c.ptr(),
+                    .m = 17,
+                    .n = 64,
+                    .k = 128})
+          .launch();
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_TRUE(gpu_->Synchronize().ok());
+  verify::CheckStats stats;
+  const std::vector<uint16_t> out = testing::DownloadVector<uint16_t>(c);
+  verify::CheckWrittenAndGuard(out, 17 * 64, common::kBf16Poison, stats);
+  EXPECT_EQ(stats.unwritten, 64u);
+  for (uint32_t col = 0; col < 64; ++col) EXPECT_EQ(out[16 * 64 + col], common::kBf16Poison);
+}
+
+// Why the scale is folded into an FP32 accumulator. The weight's 128-k blocks alternate +1 and -1
+// codes with scales 1 + 3·2^-10 and 1 - 3·2^-11, which BF16 both rounds to 1: folding the scale
+// into BF16 weights drops +0.29 % of every positive product and adds 0.15 % to every negative
+// one, so across K = 8192 the errors add up while the products cancel, and the result leaves the
+// tensor-core bound ~27-fold. The kernels apply each exact FP32 scale to its block's FP32 sum
+// and stay within it.
+TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
+  constexpr uint32_t kM = 2, kN = 64, kK = 8192, kBlocks = kK / 128;
+  const float scales[2] = {1.0f + 3.0f / 1024, 1.0f - 3.0f / 2048};
+  Fp8BlockWeight w{.n = kN, .k = kK, .weight = std::vector<uint8_t>(uint64_t{kN} * kK)};
+  for (uint32_t b = 0; b < kBlocks; ++b) w.block_scale.push_back(scales[b % 2]);
+  for (uint64_t i = 0; i < w.weight.size(); ++i) {
+    w.weight[i] = (i % kK) / 128 % 2 == 0 ? 0x38 : 0xb8;  // +1.0, -1.0
+  }
+  const std::vector<uint16_t> w_bf16 = DequantizeToBf16(w);
+  ASSERT_EQ(Bf16ToFloat(w_bf16[0]), 1.0f);
+  ASSERT_EQ(Bf16ToFloat(w_bf16[128]), -1.0f);
+  std::vector<uint16_t> a(kM * kK);
+  verify::FillRandomBf16(absl::MakeSpan(a), 9, 0.5f, 1.0f);
+  // The float64 reference and Σ|a·w|; the BF16-folded result, summed exactly.
+  std::vector<double> ref(kM * kN), abs_sum(kM * kN);
+  std::vector<uint16_t> folded(kM * kN);
+  for (uint32_t r = 0; r < kM; ++r) {
+    double exact = 0, abs = 0, bf16_fold = 0;
+    for (uint32_t i = 0; i < kK; ++i) {
+      const double x = Bf16ToFloat(a[r * kK + i]);
+      exact += x * Dequantized(w, 0, i);
+      abs += std::fabs(x * Dequantized(w, 0, i));
+      bf16_fold += x * Bf16ToFloat(w_bf16[i]);
+    }
+    for (uint32_t col = 0; col < kN; ++col) {
+      ref[r * kN + col] = exact;
+      abs_sum[r * kN + col] = abs;
+      folded[r * kN + col] = FloatToBf16(static_cast<float>(bf16_fold));
+    }
+  }
+  const std::vector<uint32_t> cols = verify::AllColumns(kN);
+  verify::CheckStats bf16_fold;
+  verify::CheckTensorCoreBound(folded, kM, kN, cols, ref, abs_sum, bf16_fold);
+  EXPECT_EQ(bf16_fold.failures, uint64_t{kM} * kN) << "every output leaves the bound";
+  EXPECT_GT(bf16_fold.worst_error_ratio, 10.0);
+
+  const UploadedWeight dw = Upload(w);
+  DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
+  for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kGemv}) {
+    DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
+    const absl::Status s = gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_TRUE(gpu_->Synchronize().ok());
+    verify::CheckStats ours;
+    verify::CheckTensorCoreBound(testing::DownloadVector<uint16_t>(c), kM, kN, cols, ref,
+                                 abs_sum, ours);
+    EXPECT_EQ(ours.failures, 0u) << kVariants[v].name << ": " << ours.first_failure;
+    EXPECT_LT(ours.worst_error_ratio, 1.0) << kVariants[v].name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Fp8ExecutionTest,
+                         ::testing::ValuesIn(testing::KernelBackendNames()),
+                         testing::BackendParamName);
+
+}  // namespace
+}  // namespace gpuops::ops::fp8

@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 #include "gpuops/runtime/backend.h"
 #include "gpuops/runtime/host_kernel.h"
+#include "gpuops/runtime/str.h"
 
 namespace gpuops::ops {
 
@@ -156,6 +157,20 @@ absl::StatusOr<std::optional<typename Table::Variant>> ParseVariantOp(const Tabl
   absl::StatusOr<typename Table::Variant> v = table.Parse(op);
   if (!v.ok()) return v.status();
   return std::optional<typename Table::Variant>(*v);
+}
+
+// How many check cases a family of variants runs: shapes(options.shapes, v).size() summed over
+// the variants that options.include admits (as "<family>.<name>") and that ships(v) says this
+// build and device ship.
+template <typename Table, typename ShipsFn, typename ShapesFn>
+size_t CountVariantChecks(const Table& table, const CheckOptions& options, ShipsFn ships,
+                          ShapesFn shapes) {
+  size_t total = 0;
+  for (const auto& row : table.rows()) {
+    if (options.include && !options.include(StrCat(table.family(), ".", row.name))) continue;
+    if (ships(row.variant)) total += shapes(options.shapes, row.variant).size();
+  }
+  return total;
 }
 
 // How many copies of a perf subject's `bytes` of weights to rotate over so that together they

@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
+#include <variant>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
@@ -203,6 +206,60 @@ absl::StatusOr<TypedKernel<Args>> RequireKernel(const LoadedModule& module, std:
   }
   return kernel;
 }
+
+// The kernels of a family's variants table (kTable), each bound at load to the argument list its
+// row's ArgShape names: shape value i binds Args...[i]. One per loaded op; a variant whose kernel
+// the image does not ship holds a null kernel.
+template <const auto& kTable, typename... Args>
+class BoundVariants {
+ public:
+  using Table = std::remove_cvref_t<decltype(kTable)>;
+  using Variant = typename Table::Variant;
+
+  static absl::StatusOr<BoundVariants> Bind(const LoadedModule& module) {
+    BoundVariants out;
+    for (const auto& spec : kTable.rows()) {
+      absl::StatusOr<AnyKernel> kernel =
+          BindAt(static_cast<size_t>(spec.shape), module, spec.kernel);
+      if (!kernel.ok()) return kernel.status();
+      out.kernels_[static_cast<size_t>(spec.variant)] = *std::move(kernel);
+    }
+    return out;
+  }
+
+  // The variant's kernel; null when not shipped or not a variant.
+  KernelHandle handle(Variant v) const {
+    if (kTable.Find(v) == nullptr) return KernelHandle();
+    return std::visit([](const auto& k) { return k.handle(); }, kernels_[static_cast<size_t>(v)]);
+  }
+  bool Ships(Variant v) const { return !handle(v).is_null(); }
+  // The variant's kernel as bound to A; null when it takes another list or is not a variant.
+  template <typename A>
+  const TypedKernel<A>* Get(Variant v) const {
+    if (kTable.Find(v) == nullptr) return nullptr;
+    return std::get_if<TypedKernel<A>>(&kernels_[static_cast<size_t>(v)]);
+  }
+
+ private:
+  using AnyKernel = std::variant<TypedKernel<Args>...>;
+
+  template <size_t I = 0>
+  static absl::StatusOr<AnyKernel> BindAt(size_t shape, const LoadedModule& module,
+                                          std::string_view name) {
+    if constexpr (I == sizeof...(Args)) {
+      return absl::InternalError(StrCat(kTable.family(), ": ", name, " takes argument shape ",
+                                        shape, ", and the family binds ", sizeof...(Args)));
+    } else {
+      if (shape != I) return BindAt<I + 1>(shape, module, name);
+      using A = std::tuple_element_t<I, std::tuple<Args...>>;
+      absl::StatusOr<TypedKernel<A>> kernel = BindKernel<A>(module, name);
+      if (!kernel.ok()) return kernel.status();
+      return AnyKernel(std::in_place_index<I>, *std::move(kernel));
+    }
+  }
+
+  std::array<AnyKernel, Table::size()> kernels_{};
+};
 
 // --- Plans
 

@@ -143,13 +143,9 @@ class DenseFamily final : public Family {
 
   absl::StatusOr<size_t> CountChecks(GpuBackend& gpu, const CheckOptions& options) const override {
     GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
-    size_t total = 0;
-    for (const VariantSpec& s : kVariants.rows()) {
-      if (Included(options, s.variant) && dense.Ships(s.variant)) {
-        total += DenseShapes(options.shapes, s.variant).size();
-      }
-    }
-    return total;
+    return CountVariantChecks(
+        kVariants, options, [&](Variant v) { return dense.Ships(v); },
+        [](ShapeSet set, Variant v) { return DenseShapes(set, v); });
   }
 
   absl::StatusOr<TraceResult> Trace(GpuBackend& gpu, std::string_view op,

@@ -39,6 +39,39 @@ __device__ __forceinline__ void MmaE4m3(float (&d)[4], const uint32_t (&a)[2], u
 }
 #endif
 
+// 16 bytes of a stream read once (weights): not kept in L1, L2 prefetching 256 bytes.
+__device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+// 16 bytes every block of an SM reads (activations): kept in L1.
+__device__ __forceinline__ uint4 LoadCached16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+// Writes a warp's C^T fragments for 16 weight rows into its [16][8 kNTiles] FP32 partial:
+// acc[t][0..1] at row g, columns 8t + 2q (+1); acc[t][2..3] at row g + 8.
+template <uint32_t kNTiles>
+__device__ __forceinline__ void StorePartial(float* mine, const float (&acc)[kNTiles][4],
+                                             uint32_t g, uint32_t q) {
+  constexpr uint32_t kCols = 8 * kNTiles;
+#pragma unroll
+  for (uint32_t t = 0; t < kNTiles; ++t) {
+    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
+    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
+    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
+    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
+  }
+}
+
 __device__ __forceinline__ uint32_t SharedAddress(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

@@ -210,6 +210,7 @@ std::vector<CheckShape> CheckShapes(ShapeSet set, Variant v) {
   } else {
     ms = full ? std::vector<uint32_t>{1, 2, 8, 9, 15, 16} : std::vector<uint32_t>{1, 9, 16};
   }
+  std::erase_if(ms, [&](uint32_t m) { return !spec.extra.row_slabs && m > spec.max_m; });
   const std::vector<uint32_t> ns = full ? std::vector<uint32_t>{32, 200, 4096}
                                         : std::vector<uint32_t>{32, 200};
   const std::vector<uint32_t> ks = full ? std::vector<uint32_t>{128, 384, 4096}

@@ -31,7 +31,7 @@ struct CheckShape {
 };
 
 // The shapes a variant is checked at. Full: M in {1, 2, 8, 9, 15, 16} (the 16-row kernels) or
-// {1, 16, 17, 33, 64, 100} (m64, 100 in two slabs), N in {32, 200, 4096}, K in {128, 384, 4096}.
+// {1, 16, 17, 33, 64, 100} (m64, 100 in two slabs), up to each kernel's M, N in {32, 200, 4096}, K in {128, 384, 4096}.
 // Quick: a subset sized for a CPU.
 std::vector<CheckShape> CheckShapes(ShapeSet set, Variant v);
 

@@ -124,13 +124,9 @@ class Fp8Family final : public Family {
 
   absl::StatusOr<size_t> CountChecks(GpuBackend& gpu, const CheckOptions& options) const override {
     GPUOPS_ASSIGN_OR_RETURN(Fp8Gemm gemm, Fp8Gemm::Load(gpu));
-    size_t total = 0;
-    for (const VariantSpec& s : kVariants.rows()) {
-      if ((!options.include || options.include(OpName(s.variant))) && gemm.Ships(s.variant)) {
-        total += CheckShapes(options.shapes, s.variant).size();
-      }
-    }
-    return total;
+    return CountVariantChecks(
+        kVariants, options, [&](Variant v) { return gemm.Ships(v); },
+        [](ShapeSet set, Variant v) { return CheckShapes(set, v); });
   }
 
   // Params m, n, k, and lda / ldc (A's and C's row pitches in elements; default k and n).

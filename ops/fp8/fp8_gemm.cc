@@ -41,32 +41,13 @@ absl::StatusOr<Fp8Gemm> Fp8Gemm::Load(GpuBackend& gpu, const ModuleImage& image)
   Fp8Gemm g;
   g.gpu_ = &gpu;
   GPUOPS_ASSIGN_OR_RETURN(g.module_, LoadFamilyModule(gpu, image, &RegisterHostKernels));
-  for (const VariantSpec& s : kVariants.rows()) {
-    GPUOPS_ASSIGN_OR_RETURN(g.kernels_[static_cast<size_t>(s.variant)], g.BindVariant(s));
-  }
+  GPUOPS_ASSIGN_OR_RETURN(g.kernels_, decltype(g.kernels_)::Bind(g.module_));
   return g;
 }
 
-absl::StatusOr<Fp8Gemm::AnyKernel> Fp8Gemm::BindVariant(const VariantSpec& s) const {
-  switch (s.shape) {
-    case ArgShape::kContiguous: {
-      GPUOPS_ASSIGN_OR_RETURN(auto kernel, BindKernel<Fp8Args>(module_, s.kernel));
-      return AnyKernel(kernel);
-    }
-    case ArgShape::kStrided: {
-      GPUOPS_ASSIGN_OR_RETURN(auto kernel, BindKernel<Fp8StridedArgs>(module_, s.kernel));
-      return AnyKernel(kernel);
-    }
-  }
-  return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
-}
+KernelHandle Fp8Gemm::kernel(Variant v) const { return kernels_.handle(v); }
 
-KernelHandle Fp8Gemm::kernel(Variant v) const {
-  if (kVariants.Find(v) == nullptr) return KernelHandle();
-  return std::visit([](const auto& k) { return k.handle(); }, kernels_[static_cast<size_t>(v)]);
-}
-
-bool Fp8Gemm::Ships(Variant v) const { return !kernel(v).is_null(); }
+bool Fp8Gemm::Ships(Variant v) const { return kernels_.Ships(v); }
 
 uint64_t Fp8Gemm::WorkspaceBytes(Variant, const GemmArgs&) const { return 0; }
 
@@ -138,7 +119,6 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   plan.variant_name = spec.name;
   const LaunchDims dims{TileGrid(spec, 1, args.w.n), spec.block, spec.shared_mem_bytes};
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
-  const AnyKernel& bound = kernels_[static_cast<size_t>(spec.variant)];
   // One launch per max_m rows (a single one unless the variant runs slabs).
   for (uint32_t row0 = 0; row0 < args.m; row0 += spec.max_m) {
     const Fp8StridedArgs list{
@@ -151,9 +131,9 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
         .k = args.w.k,
         .a_row_stride = lda,
         .c_row_stride = ldc};
-    if (const auto* kernel = std::get_if<TypedKernel<Fp8StridedArgs>>(&bound)) {
+    if (const auto* kernel = kernels_.Get<Fp8StridedArgs>(v)) {
       plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
-    } else if (const auto* contiguous = std::get_if<TypedKernel<Fp8Args>>(&bound)) {
+    } else if (const auto* contiguous = kernels_.Get<Fp8Args>(v)) {
       plan.launches.push_back(contiguous->Launch(*gpu_, dims,
                                                  {.input = list.input,
                                                   .weight = list.weight,
@@ -175,12 +155,12 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
   if (args.m > 16) {
     order = {Variant::kM64};
-  } else if (TileCount(kVariants[Variant::kM16], 1, args.w.n) < 2 * sms) {
-    order = {Variant::kM16W8, Variant::kM16Strided};
-  } else if (contiguous) {
-    order = {Variant::kM16, Variant::kM16Strided, Variant::kM16W8};
+  } else if (args.m <= 8) {
+    order = {Variant::kTcM8, Variant::kTcM16};
+  } else if (TileCount(kVariants[Variant::kM16W8], 1, args.w.n) <= sms) {
+    order = {Variant::kM16W8, Variant::kTcM16};
   } else {
-    order = {Variant::kM16Strided, Variant::kM16W8};
+    order = {contiguous ? Variant::kM16 : Variant::kM16Strided, Variant::kTcM16};
   }
   absl::Status last = absl::FailedPreconditionError("fp8: no variant");
   for (Variant v : order) {

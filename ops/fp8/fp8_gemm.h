@@ -22,7 +22,6 @@
 
 #include <array>
 #include <cstdint>
-#include <variant>
 
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
@@ -112,25 +111,25 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // Plan(v, args), Plan(args) (the dispatcher's), Run(plan), Run(v, args) and Gemm(args) come
   // from PlannedGemm (family_kit.h).
 
-  // The dispatcher (tensor-core variants only; the scalar ones run only when named):
-  //   M <= 16: m16_w8 when N / 32 column tiles leave SMs with one block or none, else m16 for
-  //            contiguous rows and m16_strided for pitched ones;
-  //   M > 16:  m64 (in 64-row slabs past 64).
+  // The dispatcher (tensor-core variants only; the scalar ones run only when named), measured on
+  // the H200 at M = 1 and 16 on the Llama-3-8B shapes (bench/NOTES.md run 35):
+  //   M <= 8:     tc_m8, the fastest variant on every shape;
+  //   M <= 16:    m16_w8 when its 32-column tiles number no more than the SMs (o, down: one
+  //               block an SM, and 8 warps keep more loads in flight), else m16 (m16_strided
+  //               for pitched rows), which beat tc_m16 on qkv, gate_up and lm_head;
+  //   M > 16:     m64 (in 64-row slabs past 64).
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }
 
  private:
-  using AnyKernel = std::variant<TypedKernel<Fp8Args>, TypedKernel<Fp8StridedArgs>>;
-
-  absl::StatusOr<AnyKernel> BindVariant(const VariantSpec& spec) const;
   friend class PlannedGemm<Fp8Gemm, Variant, GemmArgs>;
   // The launches of a variant CanImplement has accepted.
   absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;
-  std::array<AnyKernel, kVariants.size()> kernels_{};
+  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs> kernels_;
 };
 
 // Host emulations of every FP8 kernel, for backends without a GPU.

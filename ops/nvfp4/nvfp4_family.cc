@@ -122,13 +122,9 @@ class Nvfp4Family final : public Family {
 
   absl::StatusOr<size_t> CountChecks(GpuBackend& gpu, const CheckOptions& options) const override {
     GPUOPS_ASSIGN_OR_RETURN(Nvfp4Gemm gemm, Nvfp4Gemm::Load(gpu));
-    size_t total = 0;
-    for (const VariantSpec& s : kVariants.rows()) {
-      if ((!options.include || options.include(OpName(s.variant))) && gemm.Ships(s.variant)) {
-        total += CheckShapes(options.shapes, s.variant).size();
-      }
-    }
-    return total;
+    return CountVariantChecks(
+        kVariants, options, [&](Variant v) { return gemm.Ships(v); },
+        [](ShapeSet set, Variant v) { return CheckShapes(set, v); });
   }
 
   // Params m, n, k and ldb (the weight's row stride; default Prepare's, DefaultLdb(n)).

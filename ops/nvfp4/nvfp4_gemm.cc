@@ -41,32 +41,13 @@ absl::StatusOr<Nvfp4Gemm> Nvfp4Gemm::Load(GpuBackend& gpu, const ModuleImage& im
   Nvfp4Gemm g;
   g.gpu_ = &gpu;
   GPUOPS_ASSIGN_OR_RETURN(g.module_, LoadFamilyModule(gpu, image, &RegisterHostKernels));
-  for (const VariantSpec& s : kVariants.rows()) {
-    GPUOPS_ASSIGN_OR_RETURN(g.kernels_[static_cast<size_t>(s.variant)], g.BindVariant(s));
-  }
+  GPUOPS_ASSIGN_OR_RETURN(g.kernels_, decltype(g.kernels_)::Bind(g.module_));
   return g;
 }
 
-absl::StatusOr<Nvfp4Gemm::AnyKernel> Nvfp4Gemm::BindVariant(const VariantSpec& s) const {
-  switch (s.shape) {
-    case ArgShape::kArgs: {
-      GPUOPS_ASSIGN_OR_RETURN(auto kernel, BindKernel<Nvfp4Args>(module_, s.kernel));
-      return AnyKernel(kernel);
-    }
-    case ArgShape::kLdb: {
-      GPUOPS_ASSIGN_OR_RETURN(auto kernel, BindKernel<Nvfp4LdbArgs>(module_, s.kernel));
-      return AnyKernel(kernel);
-    }
-  }
-  return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
-}
+KernelHandle Nvfp4Gemm::kernel(Variant v) const { return kernels_.handle(v); }
 
-KernelHandle Nvfp4Gemm::kernel(Variant v) const {
-  if (kVariants.Find(v) == nullptr) return KernelHandle();
-  return std::visit([](const auto& k) { return k.handle(); }, kernels_[static_cast<size_t>(v)]);
-}
-
-bool Nvfp4Gemm::Ships(Variant v) const { return !kernel(v).is_null(); }
+bool Nvfp4Gemm::Ships(Variant v) const { return kernels_.Ships(v); }
 
 uint64_t Nvfp4Gemm::WorkspaceBytes(Variant, const GemmArgs&) const { return 0; }
 
@@ -142,12 +123,11 @@ absl::StatusOr<GemmPlan> Nvfp4Gemm::PlanAccepted(Variant v, const GemmArgs& args
                        .m = args.m,
                        .n = args.w.n,
                        .k = args.w.k};
-  const AnyKernel& bound = kernels_[static_cast<size_t>(spec.variant)];
-  if (const auto* kernel = std::get_if<TypedKernel<Nvfp4Args>>(&bound)) {
+  if (const auto* kernel = kernels_.Get<Nvfp4Args>(v)) {
     plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
     return plan;
   }
-  if (const auto* kernel = std::get_if<TypedKernel<Nvfp4LdbArgs>>(&bound)) {
+  if (const auto* kernel = kernels_.Get<Nvfp4LdbArgs>(v)) {
     plan.launches.push_back(kernel->Launch(*gpu_, dims,
                                            {.a = list.a,
                                             .b_packed = list.b_packed,

@@ -18,7 +18,6 @@
 
 #include <array>
 #include <cstdint>
-#include <variant>
 
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
@@ -118,9 +117,6 @@ class Nvfp4Gemm : public PlannedGemm<Nvfp4Gemm, Variant, GemmArgs> {
   GpuBackend& gpu() const { return *gpu_; }
 
  private:
-  using AnyKernel = std::variant<TypedKernel<Nvfp4Args>, TypedKernel<Nvfp4LdbArgs>>;
-
-  absl::StatusOr<AnyKernel> BindVariant(const VariantSpec& spec) const;
   LaunchDims Dims(const VariantSpec& spec, const GemmArgs& args) const;
   friend class PlannedGemm<Nvfp4Gemm, Variant, GemmArgs>;
   // The launches of a variant CanImplement has accepted.
@@ -128,7 +124,7 @@ class Nvfp4Gemm : public PlannedGemm<Nvfp4Gemm, Variant, GemmArgs> {
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;
-  std::array<AnyKernel, kVariants.size()> kernels_{};
+  BoundVariants<kVariants, Nvfp4Args, Nvfp4LdbArgs> kernels_;
 };
 
 // Host emulations of every NVFP4 kernel, for backends without a GPU.

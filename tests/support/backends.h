@@ -41,6 +41,13 @@ inline absl::StatusOr<std::unique_ptr<GpuBackend>> MakeBackend(const std::string
     target = *std::move(gpuops_made_);                                                             \
   } while (false)
 
+// A mock that records and validates launches without executing them (contract tests).
+inline mock::RecordingBackend::Options RecordOnly() {
+  mock::RecordingBackend::Options o;
+  o.execute_host_kernels = false;
+  return o;
+}
+
 inline std::string BackendParamName(const ::testing::TestParamInfo<std::string>& info) {
   return info.param;
 }

@@ -11,37 +11,9 @@
 
 namespace dense_device {
 
-__device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
-
-// The activation loads: kept in L1, where every block of the SM reads the same rows.
-__device__ __forceinline__ uint4 LoadCached16(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
-
-// Writes a warp's C^T fragments for 16 weight rows into its [16][8 kNTiles] FP32 partial:
-// acc[t][0..1] at row g, columns 8t + 2q (+1); acc[t][2..3] at row g + 8.
-template <uint32_t kNTiles>
-__device__ __forceinline__ void StorePartial(float* mine, const float (&acc)[kNTiles][4],
-                                             uint32_t g, uint32_t q) {
-  constexpr uint32_t kCols = 8 * kNTiles;
-#pragma unroll
-  for (uint32_t t = 0; t < kNTiles; ++t) {
-    mine[g * kCols + 8 * t + 2 * q] = acc[t][0];
-    mine[g * kCols + 8 * t + 2 * q + 1] = acc[t][1];
-    mine[(g + 8) * kCols + 8 * t + 2 * q] = acc[t][2];
-    mine[(g + 8) * kCols + 8 * t + 2 * q + 1] = acc[t][3];
-  }
-}
+using device_kit::LoadCached16;
+using device_kit::LoadStreaming16;
+using device_kit::StorePartial;
 
 // Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; 1 <= M <= 8 * kNTiles. Each block
 // owns 16 weight rows; its warps split K into equal ranges of 32-k steps. A warp issues all loads

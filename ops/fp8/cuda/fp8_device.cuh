@@ -293,6 +293,144 @@ __device__ __forceinline__ void GemmRows(const bf16* __restrict__ input,
   }
 }
 
+// Weight-rows body (WeightRowsTile). Lane (g, q) holds k 16q..16q+15 of a 64-k step for weight
+// rows g and g + 8 and for activation row g of each n8 tile; mma j of the step multiplies the
+// 4 k at 16q + 4j (the same permutation of k for both operands). Rows past N or M read row N-1
+// or M-1 (branch-free loads), whose products land in outputs that are never stored.
+template <typename Tile>
+__device__ __forceinline__ void GemmWeightRows(const bf16* __restrict__ input,
+                                               const uint8_t* __restrict__ weight,
+                                               const float* __restrict__ block_scale,
+                                               bf16* __restrict__ output, uint32_t m, uint32_t n,
+                                               uint32_t k, uint32_t lda, uint32_t ldc) {
+  extern __shared__ __align__(16) float partial[];  // [warp][16 weight rows][kMaxM]
+  constexpr uint32_t kTiles = Tile::kActTiles, kUnroll = Tile::kUnrollBlocks;
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t g = lane / 4, q = lane % 4;
+  const uint32_t row0 = blockIdx.x * 16;
+  const uint32_t rows = RowsCovered<Tile>(m);
+  const uint8_t* w[2];
+#pragma unroll
+  for (uint32_t h = 0; h < 2; ++h) {
+    w[h] = weight + uint64_t{min(row0 + g + 8 * h, n - 1)} * k + 16 * q;
+  }
+  const bf16* x[kTiles];
+#pragma unroll
+  for (uint32_t t = 0; t < kTiles; ++t) x[t] = input + uint64_t{min(8 * t + g, rows - 1)} * lda + 16 * q;
+  const uint32_t kblocks = k / 128;
+  const uint32_t per_warp = (kblocks + Tile::kWarps - 1) / Tile::kWarps;
+  const uint32_t b_begin = min(kblocks, warp * per_warp);
+  const uint32_t b_end = min(kblocks, b_begin + per_warp);
+  const float* scales = block_scale + uint64_t{row0 / 128} * kblocks;
+  float outer[kTiles][4] = {};
+
+  // One 64-k step: weights (rows g, g + 8) and activations (per tile, 16 k as 8 BF16 pairs).
+  auto step = [&](float (&inner)[kTiles][4], const uint4& lo, const uint4& hi,
+                  const uint4 (&xv)[kTiles][2]) {
+    const uint32_t* wl = reinterpret_cast<const uint32_t*>(&lo);
+    const uint32_t* wh = reinterpret_cast<const uint32_t*>(&hi);
+#pragma unroll
+    for (uint32_t j = 0; j < 4; ++j) {
+      uint32_t l[2], h[2];
+      E4m3QuadToB(wl[j], l);
+      E4m3QuadToB(wh[j], h);
+      const uint32_t a[4] = {l[0], h[0], l[1], h[1]};
+#pragma unroll
+      for (uint32_t t = 0; t < kTiles; ++t) {
+        const uint32_t* xr = reinterpret_cast<const uint32_t*>(xv[t]);
+        const uint32_t b[2] = {xr[2 * j], xr[2 * j + 1]};
+        MmaBf16(inner[t], a, b);
+      }
+    }
+  };
+  auto fold = [&](const float (&inner)[kTiles][4], float scale) {
+#pragma unroll
+    for (uint32_t t = 0; t < kTiles; ++t) {
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) outer[t][e] = fmaf(inner[t][e], scale, outer[t][e]);
+    }
+  };
+  // Batches of kUnroll 128-k blocks, double-buffered: the weights of batch i + 1 are loaded
+  // into the other register set before batch i is multiplied, so a warp always has one batch of
+  // loads in flight while it converts and multiplies the other.
+  using Batch = uint4[kUnroll][2][2];  // [block][64-k step][row g, g + 8]
+  auto load_weights = [&](Batch& dst, uint32_t b0) {
+#pragma unroll
+    for (uint32_t u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (uint32_t s = 0; s < 2; ++s) {
+        const uint32_t off = (b0 + u) * 128 + 64 * s;
+        dst[u][s][0] = device_kit::LoadStreaming16(w[0] + off);
+        dst[u][s][1] = device_kit::LoadStreaming16(w[1] + off);
+      }
+    }
+  };
+  auto multiply = [&](const Batch& wv, uint32_t b0) {
+    uint4 xv[kUnroll][2][kTiles][2];
+    float sc[kUnroll];
+#pragma unroll
+    for (uint32_t u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (uint32_t s = 0; s < 2; ++s) {
+        const uint32_t off = (b0 + u) * 128 + 64 * s;
+#pragma unroll
+        for (uint32_t t = 0; t < kTiles; ++t) {
+          xv[u][s][t][0] = device_kit::LoadCached16(x[t] + off);
+          xv[u][s][t][1] = device_kit::LoadCached16(x[t] + off + 8);
+        }
+      }
+      sc[u] = scales[b0 + u];
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < kUnroll; ++u) {
+      float inner[kTiles][4] = {};
+      step(inner, wv[u][0][0], wv[u][0][1], xv[u][0]);
+      step(inner, wv[u][1][0], wv[u][1][1], xv[u][1]);
+      fold(inner, sc[u]);
+    }
+  };
+  const uint32_t batches = (b_end - b_begin) / kUnroll;
+  uint32_t b = b_begin;
+  Batch ping, pong;
+  if (batches > 0) load_weights(ping, b);
+  for (uint32_t i = 0; i < batches; i += 2) {
+    if (i + 1 < batches) load_weights(pong, b + kUnroll);
+    multiply(ping, b);
+    b += kUnroll;
+    if (i + 1 < batches) {
+      if (i + 2 < batches) load_weights(ping, b + kUnroll);
+      multiply(pong, b);
+      b += kUnroll;
+    }
+  }
+  for (; b < b_end; ++b) {  // fewer than kUnroll blocks left
+    float inner[kTiles][4] = {};
+#pragma unroll
+    for (uint32_t s = 0; s < 2; ++s) {
+      const uint32_t off = b * 128 + 64 * s;
+      uint4 xv[kTiles][2];
+#pragma unroll
+      for (uint32_t t = 0; t < kTiles; ++t) {
+        xv[t][0] = device_kit::LoadCached16(x[t] + off);
+        xv[t][1] = device_kit::LoadCached16(x[t] + off + 8);
+      }
+      step(inner, device_kit::LoadStreaming16(w[0] + off), device_kit::LoadStreaming16(w[1] + off),
+           xv);
+    }
+    fold(inner, scales[b]);
+  }
+  device_kit::StorePartial<kTiles>(partial + warp * 16 * Tile::kMaxM, outer, g, q);
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < 16 * Tile::kMaxM; i += Tile::kThreads) {
+    const uint32_t row = i % 16;  // weight row: consecutive threads write consecutive n
+    const uint32_t col = i / 16;  // activation row
+    if (col >= rows || row0 + row >= n) continue;
+    float sum = 0.0f;
+    for (uint32_t v = 0; v < Tile::kWarps; ++v) sum += partial[(v * 16 + row) * Tile::kMaxM + col];
+    output[uint64_t{col} * ldc + row0 + row] = device_kit::ToBf16(sum);
+  }
+}
+
 // Scalar body: thread c owns column c for every row up to 16; per 128-k block, FFMA in k order
 // into an inner sum, then fmaf(inner, scale, outer). Bit-exact to the CPU reference.
 __device__ __forceinline__ void Gemv(const bf16* __restrict__ input,

@@ -9,6 +9,8 @@ using gpuops::ops::fp8::M16N64Tile;
 using gpuops::ops::fp8::M16Tile;
 using gpuops::ops::fp8::M16W8Tile;
 using gpuops::ops::fp8::M64Tile;
+using gpuops::ops::fp8::TcM16Tile;
+using gpuops::ops::fp8::TcM8Tile;
 using fp8_device::bf16;
 
 // Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
@@ -57,6 +59,26 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
                    uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmRows<M64Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
                                 c_row_stride);
+}
+
+// Decode, weights as the mma's A operand: 16 weight rows a block, M <= 8, 8 warps splitting K.
+extern "C" __global__ void __launch_bounds__(TcM8Tile::kThreads)
+    w8a16_gemv_tc_m8(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRows<TcM8Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
+                                       c_row_stride);
+}
+
+// The same for M <= 16 (two activation tiles).
+extern "C" __global__ void __launch_bounds__(TcM16Tile::kThreads)
+    w8a16_gemv_tc_m16(
+                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRows<TcM16Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
+                                        c_row_stride);
 }
 
 // Scalar FFMA in k order, one thread per column: the bit-exact reference kernel.

@@ -54,6 +54,23 @@ using M16W8Tile = DecodeTile<32, 8, 4>;
 // w8a16_gemm_m64: up to 64 rows x 64 columns, 4 warps.
 using M64Tile = RowsTile<64, 4, 4>;
 
+// The weight-rows kernels (M <= 8 · ActTiles, for decode): the weights are the mma's A operand
+// (16 weight rows a block, rows g and g + 8 of lane (g, q)), the activations its B operand (one
+// n8 tile per 8 rows of A). Lanes load 16 consecutive k of their weight rows straight into
+// registers (no shared memory) in batches of kUnrollBlocks 128-k blocks, one batch in flight
+// while the warp multiplies the previous one; the block's kWarps warps split K into ranges of
+// whole 128-k blocks, and their FP32 partial sums meet in shared memory at the end, added in warp
+// order.
+template <uint32_t ActTiles, uint32_t Warps, uint32_t UnrollBlocks>
+struct WeightRowsTile {
+  static constexpr uint32_t kActTiles = ActTiles, kWarps = Warps, kUnrollBlocks = UnrollBlocks;
+  static constexpr uint32_t kMaxM = 8 * ActTiles, kN = 16, kThreads = 32 * Warps;
+  static constexpr uint32_t kSharedBytes = Warps * 16 * kMaxM * 4;
+};
+// w8a16_gemv_tc_m8 / _m16: M <= 8 and M <= 16, 8 warps, batches of two 128-k blocks.
+using TcM8Tile = WeightRowsTile<1, 8, 2>;
+using TcM16Tile = WeightRowsTile<2, 8, 2>;
+
 // w8a16_gemv_batch16 (and _strided): one thread per output column, every row up to 16.
 struct GemvTile {
   static constexpr uint32_t kMaxM = 16, kN = 128, kThreads = 128;

@@ -15,6 +15,7 @@
 #include "gpuops/runtime/kernel_launch.h"
 #include "gpuops/runtime/owned.h"
 #include "gtest/gtest.h"
+#include "tests/support/backends.h"
 #include "ops/common/common_ops.h"
 #include "ops/dense/dense_gemm.h"
 #include "tests/support/device_data.h"
@@ -28,16 +29,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace ::gpuops::mock;  // NOLINT: matchers
 
-mock::RecordingBackend::Options NoExecution() {
-  mock::RecordingBackend::Options o;
-  o.execute_host_kernels = false;
-  return o;
-}
-
 // A loaded family on a mock that records without executing, with small stand-in buffers.
 class DenseContractTest : public ::testing::Test {
  protected:
-  DenseContractTest() : gpu_(NoExecution()) {}
+  DenseContractTest() : gpu_(testing::RecordOnly()) {}
   void SetUp() override {
     auto d = DenseGemm::Load(gpu_);
     ASSERT_TRUE(d.ok()) << d.status();
@@ -349,7 +344,7 @@ TEST_F(DenseContractTest, GemvTakesEightWarpsOnlyWhenEveryBlockIsResident) {
 }
 
 TEST(DenseDispatchTest, PrefillFallsBackToPipelinedOnATargetWithoutSm90a) {
-  mock::RecordingBackend::Options options = NoExecution();
+  mock::RecordingBackend::Options options = testing::RecordOnly();
   options.device.arch_major = 8;
   options.device.arch_specific = false;
   mock::RecordingBackend ampere(options);
@@ -366,7 +361,7 @@ TEST(DenseDispatchTest, PrefillFallsBackToPipelinedOnATargetWithoutSm90a) {
 }
 
 TEST(DenseDispatchTest, PrefillFallsBackToScalarWhenThePipelinedKernelIsNotShipped) {
-  mock::RecordingBackend gpu(NoExecution());
+  mock::RecordingBackend gpu(testing::RecordOnly());
   // The same family on a target whose image lacks the pipelined kernels.
   std::string text;
   std::istringstream lines{std::string(EmbeddedModuleImage().signatures_text)};

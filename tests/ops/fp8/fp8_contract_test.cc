@@ -30,16 +30,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace ::gpuops::mock;  // NOLINT: matchers
 
-mock::RecordingBackend::Options NoExecution() {
-  mock::RecordingBackend::Options o;
-  o.execute_host_kernels = false;
-  return o;
-}
-
 // A loaded family on a mock that records without executing, with stand-in operands.
 class Fp8ContractTest : public ::testing::Test {
  protected:
-  Fp8ContractTest() : gpu_(NoExecution()) {}
+  Fp8ContractTest() : gpu_(testing::RecordOnly()) {}
   void SetUp() override {
     auto g = Fp8Gemm::Load(gpu_);
     ASSERT_TRUE(g.ok()) << g.status();
@@ -159,22 +153,28 @@ TEST_F(Fp8ContractTest, TheSeedsGuardsAreRefusalsNamingArgumentAndValue) {
   EXPECT_EQ(gpu_.launch_count(), 0u);
 }
 
-TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsColumnTilesAndPitches) {
-  // 132 SMs on the mock: fewer than 264 column tiles of 32 leave SMs with one block or none.
+TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
+  EXPECT_EQ(Pick(1, 4096), "tc_m8");
+  EXPECT_EQ(Pick(8, 28672), "tc_m8");
+  EXPECT_EQ(Pick(1, 151937), "tc_m8") << "odd vocab";
+  EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8") << "a QKV slot at its row pitches";
+  // 9..16 rows: m16_w8 where 32-column tiles number no more than the SMs (132 on the mock).
   ASSERT_EQ(gpu_.device_info().sm_count, 132);
-  EXPECT_EQ(Pick(1, 4096), "m16_w8") << "o: 128 tiles";
-  EXPECT_EQ(Pick(16, 6144), "m16_w8") << "qkv: 192 tiles";
-  EXPECT_EQ(Pick(1, 14336), "m16") << "448 tiles";
+  EXPECT_EQ(Pick(9, 4096), "m16_w8") << "o: 128 tiles";
+  EXPECT_EQ(Pick(16, 4224), "m16_w8") << "132 tiles";
+  EXPECT_EQ(Pick(16, 4256), "m16") << "133 tiles";
+  EXPECT_EQ(Pick(16, 6144), "m16") << "qkv: 192 tiles";
   EXPECT_EQ(Pick(16, 28672), "m16");
-  EXPECT_EQ(Pick(1, 151937), "m16") << "odd vocab";
-  EXPECT_EQ(Pick(4, 28672, 4104, 0), "m16_strided");
-  EXPECT_EQ(Pick(4, 1024, 4096, 6144), "m16_w8") << "a QKV slot: 32 tiles";
+  EXPECT_EQ(Pick(16, 6144, 4104, 0), "m16_strided") << "pitched rows";
   EXPECT_EQ(Pick(17, 4096), "m64");
   EXPECT_EQ(Pick(64, 28672), "m64");
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
   auto refused = gemm_->Pick(Args(1, 4096, 100));
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("k=100"));
+  auto misaligned = gemm_->Pick(Args(1, 4096, 4096, 4100, 0));
+  ASSERT_FALSE(misaligned.ok());
+  EXPECT_THAT(std::string(misaligned.status().message()), HasSubstr("a_row_stride=4100"));
 }
 
 // --- Executing: on the mock (host emulations) and, where there is one, on the GPU.

@@ -28,16 +28,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace ::gpuops::mock;  // NOLINT: matchers
 
-mock::RecordingBackend::Options NoExecution() {
-  mock::RecordingBackend::Options o;
-  o.execute_host_kernels = false;
-  return o;
-}
-
 // A loaded family on a mock that records without executing, with stand-in operands.
 class Nvfp4ContractTest : public ::testing::Test {
  protected:
-  Nvfp4ContractTest() : gpu_(NoExecution()) {}
+  Nvfp4ContractTest() : gpu_(testing::RecordOnly()) {}
   void SetUp() override {
     auto g = Nvfp4Gemm::Load(gpu_);
     ASSERT_TRUE(g.ok()) << g.status();

@@ -341,7 +341,8 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
 
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kGemv}) {
+  for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
+                    Variant::kGemv}) {
     DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s = gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
     ASSERT_TRUE(s.ok()) << s;

@@ -1,10 +1,11 @@
-// Writes seed inputs for the fuzzers (synthetic cubins, .nv.info sections, fatbins,
-// signatures.txt) into <dir>/<target>/.
+// Writes seed inputs for the fuzzers (synthetic cubins, .nv.info sections, fatbins, AMD code
+// objects and offload bundles, signatures.txt) into <dir>/<target>/.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "tests/support/code_object_builder.h"
 #include "tests/support/cubin_builder.h"
 
 namespace {
@@ -39,6 +40,14 @@ int main(int argc, char** argv) {
                       .flags = 0x8011,
                       .payload = Blob(24, 3),
                       .compressed_size = 20}}));
+  const Blob code_object = BuildCodeObject(
+      {{.name = "w8a16_gemm_m16", .args = ArgsFor({{"input", 8}, {"weight", 8}, {"m", 4}})},
+       {.name = "empty", .args = ArgsFor({})}});
+  Write(root / "fuzz_amd", "code_object", code_object);
+  Write(root / "fuzz_amd", "bundle",
+        BuildOffloadBundle({{"host-x86_64-unknown-linux-gnu", Blob()},
+                            {"hipv4-amdgcn-amd-amdhsa--gfx90a", code_object}}));
+  Write(root / "fuzz_amd", "metadata", MetadataFor({{.name = "k", .args = ArgsFor({{"x", 8}})}}));
   const std::string text = "# seed\narch sm_90a\nk sm_80,sm_90a a:0:8 n:8:4\nz - -\n";
   Write(root / "fuzz_signatures", "table", Blob(text.begin(), text.end()));
   return 0;

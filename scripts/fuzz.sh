@@ -36,6 +36,6 @@ run() {
   echo "ok: $t: $(grep -E 'stat::number_of_executed_units' $out/$t.log | awk '{print $2}') runs, no crash"
 }
 export -f run; export out seconds
-printf '%s\n' ${TARGETS:-fuzz_elf fuzz_nvinfo fuzz_fatbin fuzz_signatures fuzz_ops} |
+printf '%s\n' ${TARGETS:-fuzz_elf fuzz_nvinfo fuzz_fatbin fuzz_signatures fuzz_amd fuzz_ops} |
   xargs -P "$jobs" -I{} bash -c 'run {}' || status=1
 exit $status

@@ -4,26 +4,14 @@
 #include <cstring>
 
 #include "gpuops/runtime/str.h"
+#include "byte_reader.h"
 
 namespace gpuops::metadata {
 namespace {
 
-// Little-endian read of a T at `offset`; false when it does not fit in `bytes`.
-template <typename T>
-bool Read(Bytes bytes, uint64_t offset, T* out) {
-  if (offset > bytes.size() || sizeof(T) > bytes.size() - offset) return false;
-  std::memcpy(out, bytes.data() + offset, sizeof(T));
-  return true;
-}
-
-// True when [offset, offset + size) lies inside a buffer of `total` bytes (overflow-safe).
-bool Fits(uint64_t offset, uint64_t size, uint64_t total) {
-  return offset <= total && size <= total - offset;
-}
-
-absl::Status Malformed(std::string_view what) {
-  return absl::InvalidArgumentError(std::string(what));
-}
+using internal::Fits;
+using internal::Malformed;
+using internal::Read;
 
 // --- ELF
 

@@ -32,8 +32,10 @@ SignatureTable::SignatureTable(std::string arch, std::vector<KernelSignature> ke
 
 absl::StatusOr<SignatureTable> SignatureTable::Parse(std::string_view text,
                                                      std::string_view origin) {
-  std::string arch;
-  std::vector<KernelSignature> kernels;
+  // sections[0]: CUDA (`arch`), sections[1]: HIP (`hip-arch`, optional).
+  std::string archs[2];
+  std::vector<KernelSignature> kernels[2];
+  int section = 0;
   int line_number = 0;
   for (std::string_view line : StrSplit(text, '\n')) {
     ++line_number;
@@ -45,8 +47,16 @@ absl::StatusOr<SignatureTable> SignatureTable::Parse(std::string_view text,
     };
     std::vector<std::string_view> fields = StrSplit(line, ' ', /*skip_empty=*/true);
     if (fields[0] == "arch") {
-      if (fields.size() != 2 || !arch.empty()) return error("expected one 'arch <sm_XX>' line");
-      arch = std::string(fields[1]);
+      if (fields.size() != 2 || !archs[0].empty() || section != 0) {
+        return error("expected one 'arch <sm_XX>' line, before any 'hip-arch'");
+      }
+      archs[0] = std::string(fields[1]);
+      continue;
+    }
+    if (fields[0] == "hip-arch") {
+      if (fields.size() != 2 || section != 0) return error("expected one 'hip-arch <gfxNNN>' line");
+      section = 1;
+      archs[1] = std::string(fields[1]);
       continue;
     }
     if (fields.size() < 3) return error("expected 'kernel archs params...'");
@@ -68,16 +78,31 @@ absl::StatusOr<SignatureTable> SignatureTable::Parse(std::string_view text,
         sig.params.push_back(std::move(p));
       }
     }
-    if (std::any_of(kernels.begin(), kernels.end(),
+    std::vector<KernelSignature>& mine = kernels[section];
+    if (std::any_of(mine.begin(), mine.end(),
                     [&](const KernelSignature& k) { return k.kernel == sig.kernel; })) {
       return error("kernel listed twice");
     }
-    kernels.push_back(std::move(sig));
+    mine.push_back(std::move(sig));
   }
-  if (arch.empty()) {
+  if (archs[0].empty()) {
     return absl::InvalidArgumentError(StrCat(origin, ": no 'arch <sm_XX>' line"));
   }
-  return SignatureTable(std::move(arch), std::move(kernels));
+  SignatureTable table(std::move(archs[0]), std::move(kernels[0]));
+  if (section == 1) return table.WithHip(SignatureTable(std::move(archs[1]), std::move(kernels[1])));
+  return table;
+}
+
+SignatureTable SignatureTable::WithHip(SignatureTable hip) const {
+  SignatureTable out = *this;
+  out.hip_ = std::make_shared<const SignatureTable>(hip.WithoutHip());
+  return out;
+}
+
+SignatureTable SignatureTable::WithoutHip() const {
+  SignatureTable out = *this;
+  out.hip_.reset();
+  return out;
 }
 
 std::string SignatureTable::Format(std::string_view family) const {
@@ -88,6 +113,14 @@ std::string SignatureTable::Format(std::string_view family) const {
       "# gpuops_sigtool from the built fatbin; a test regenerates it and fails on any drift.\n",
       "arch ", arch_, "\n");
   for (const KernelSignature& k : kernels_) StrAppend(&out, FormatKernel(k), "\n");
+  if (hip_ != nullptr) {
+    StrAppend(&out,
+              "# HIP: the same from the AMD code objects hipcc built (the caller's parameters; "
+              "hidden ones\n# left out), offsets on the hip-arch below. Written by gpuops_sigtool "
+              "--hsaco.\nhip-arch ",
+              hip_->arch_, "\n");
+    for (const KernelSignature& k : hip_->kernels_) StrAppend(&out, FormatKernel(k), "\n");
+  }
   return out;
 }
 
@@ -100,18 +133,25 @@ const KernelSignature* SignatureTable::Find(std::string_view kernel) const {
 
 absl::Status CompareSignatureTables(const SignatureTable& expected, const SignatureTable& actual,
                                     std::string_view what) {
-  std::map<std::string, std::pair<std::string, std::string>> lines;  // kernel -> (exp, act)
-  for (const KernelSignature& k : expected.kernels()) lines[k.kernel].first = FormatKernel(k);
-  for (const KernelSignature& k : actual.kernels()) lines[k.kernel].second = FormatKernel(k);
   std::string diff;
-  if (expected.arch() != actual.arch()) {
-    StrAppend(&diff, "- arch ", expected.arch(), "\n+ arch ", actual.arch(), "\n");
-  }
-  for (const auto& [kernel, pair] : lines) {
-    if (pair.first == pair.second) continue;
-    if (!pair.first.empty()) StrAppend(&diff, "- ", pair.first, "\n");
-    if (!pair.second.empty()) StrAppend(&diff, "+ ", pair.second, "\n");
-  }
+  auto compare = [&diff](const SignatureTable* e, const SignatureTable* a, std::string_view tag) {
+    static const SignatureTable kEmpty;
+    if (e == nullptr) e = &kEmpty;
+    if (a == nullptr) a = &kEmpty;
+    std::map<std::string, std::pair<std::string, std::string>> lines;  // kernel -> (exp, act)
+    for (const KernelSignature& k : e->kernels()) lines[k.kernel].first = FormatKernel(k);
+    for (const KernelSignature& k : a->kernels()) lines[k.kernel].second = FormatKernel(k);
+    if (e->arch() != a->arch()) {
+      StrAppend(&diff, "- ", tag, "arch ", e->arch(), "\n+ ", tag, "arch ", a->arch(), "\n");
+    }
+    for (const auto& [kernel, pair] : lines) {
+      if (pair.first == pair.second) continue;
+      if (!pair.first.empty()) StrAppend(&diff, "- ", tag, pair.first, "\n");
+      if (!pair.second.empty()) StrAppend(&diff, "+ ", tag, pair.second, "\n");
+    }
+  };
+  compare(&expected, &actual, "");
+  compare(expected.hip(), actual.hip(), "hip ");
   if (diff.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(
       StrCat(what, ": compiled signatures differ (- expected, + actual):\n", diff));

@@ -37,6 +37,47 @@ TEST(SignatureTableTest, FormatRoundTrips) {
   EXPECT_EQ(again->Format("demo"), text);
 }
 
+constexpr std::string_view kWithHip = R"(arch sm_90a
+k sm_80,sm_90a a:0:8 n:8:4
+hip-arch gfx90a
+k gfx1030,gfx90a a:0:8 n:8:4
+only_hip gfx90a -
+)";
+
+TEST(SignatureTableTest, TheHipSectionParsesKeepsItsOwnKernelsAndRoundTrips) {
+  auto table = SignatureTable::Parse(kWithHip, "t.txt");
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(table->kernels().size(), 1u) << "the CUDA section holds only its own kernels";
+  EXPECT_EQ(table->Find("only_hip"), nullptr);
+  ASSERT_NE(table->hip(), nullptr);
+  EXPECT_EQ(table->hip()->arch(), "gfx90a");
+  ASSERT_NE(table->hip()->Find("k"), nullptr);
+  EXPECT_THAT(table->hip()->Find("k")->archs, ::testing::ElementsAre("gfx1030", "gfx90a"));
+  EXPECT_EQ(table->hip()->Find("k")->params, table->Find("k")->params);
+  const std::string text = table->Format("demo");
+  auto again = SignatureTable::Parse(text, "formatted");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->Format("demo"), text);
+  ASSERT_NE(again->hip(), nullptr);
+  EXPECT_EQ(again->hip()->kernels(), table->hip()->kernels());
+  EXPECT_EQ(table->WithoutHip().hip(), nullptr);
+  EXPECT_EQ(table->WithoutHip().WithHip(*table->hip()).Format("demo"), text);
+}
+
+TEST(SignatureTableTest, CompareReportsTheHipSectionsDiffMarked) {
+  auto expected = SignatureTable::Parse(kWithHip, "e");
+  auto actual = SignatureTable::Parse(std::string(kWithHip).replace(
+                                          std::string(kWithHip).find("gfx1030,gfx90a a:0:8 n:8:4"),
+                                          26, "gfx1030,gfx90a a:0:8 n:8:8"),
+                                      "a");
+  ASSERT_TRUE(expected.ok() && actual.ok()) << actual.status();
+  absl::Status s = CompareSignatureTables(*expected, *actual, "demo");
+  EXPECT_THAT(s.message(), HasSubstr("- hip k gfx1030,gfx90a a:0:8 n:8:4\n"
+                                     "+ hip k gfx1030,gfx90a a:0:8 n:8:8\n"));
+  absl::Status gone = CompareSignatureTables(*expected, expected->WithoutHip(), "demo");
+  EXPECT_THAT(gone.message(), HasSubstr("- hip arch gfx90a"));
+}
+
 struct BadCase {
   std::string name;
   std::string text;
@@ -64,7 +105,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"NoParamsField", "arch sm_90a\nk sm_90a\n", "expected 'kernel archs params...'"},
         BadCase{"KernelListedTwice", "arch sm_90a\nk - -\nk - -\n", "kernel listed twice"},
         BadCase{"TwoArchLines", "arch sm_90a\narch sm_80\n", "one 'arch <sm_XX>' line"},
-        BadCase{"NameStartsWithDigit", "arch sm_90a\n9k - -\n", "not an identifier"}),
+        BadCase{"NameStartsWithDigit", "arch sm_90a\n9k - -\n", "not an identifier"},
+        BadCase{"HipArchBeforeArch", "hip-arch gfx90a\narch sm_90a\n", "before any 'hip-arch'"},
+        BadCase{"TwoHipArchLines", "arch sm_90a\nhip-arch gfx90a\nhip-arch gfx908\n",
+                "one 'hip-arch <gfxNNN>' line"},
+        BadCase{"HipKernelListedTwice", "arch sm_90a\nk - -\nhip-arch gfx90a\nh - -\nh - -\n",
+                "bad.txt:5: kernel listed twice"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 TEST(SignatureTableTest, CompareReportsALineDiff) {

@@ -1,4 +1,5 @@
-// Builds a family's signatures.txt from its compiled fatbin and its CUDA sources.
+// Builds a family's signatures.txt sections from its compiled fatbin (CUDA) or code-object
+// bundle (HIP) and its sources.
 #pragma once
 
 #include <map>
@@ -17,6 +18,13 @@ namespace gpuops::sigtool {
 // Every kernel of the fatbin must be in `arch`'s image and have names for each parameter.
 absl::StatusOr<SignatureTable> GenerateSignatures(
     metadata::Bytes fatbin, std::string_view arch,
+    const std::map<std::string, std::vector<std::string>>& param_names);
+
+// The HIP section: offsets and sizes of the caller's parameters from the bundle's `arch` code
+// object ("gfx90a"), the archs of every code object that ships each kernel, names from the .hip
+// sources.
+absl::StatusOr<SignatureTable> GenerateHipSignatures(
+    metadata::Bytes bundle, std::string_view arch,
     const std::map<std::string, std::vector<std::string>>& param_names);
 
 }  // namespace gpuops::sigtool

@@ -1,5 +1,6 @@
-# gpuops_add_family(<name> SOURCES <host sources> CUDA_MAIN <cuda/main.cu> [LIBS <libs>]
-#                   SUITE_SOURCES <sources> [SUITE_LIBS <libs>] [TEST_ONLY])
+# gpuops_add_family(<name> SOURCES <host sources> CUDA_MAIN <cuda/main.cu>
+#                   [HIP_MAIN <hip/main.hip>] [LIBS <libs>] SUITE_SOURCES <sources>
+#                   [SUITE_LIBS <libs>] [TEST_ONLY])
 #
 # Adds library gpuops_ops_<name> with the family's host code and its embedded module image:
 # signatures.txt always; with GPUOPS_CUDA_KERNELS also the fatbin nvcc builds from CUDA_MAIN, a
@@ -7,13 +8,15 @@
 # update_signatures_<name> (all of them: update_signatures) that rewrites it. The library is
 # gpuops::<name> and installed with its headers, unless TEST_ONLY. And, where tools or tests
 # are built, library gpuops_ops_<name>_suite: the family as tools and suites see it
-# (ops/family.h, its Unit()), which the product library never links.
+# (ops/family.h, its Unit()), which the product library never links. With GPUOPS_HIP_KERNELS and
+# HIP_MAIN: the code-object bundle hipcc builds (<name>.hsaco), a test that signatures.txt's HIP
+# section matches it, and update_signatures_hip_<name>.
 if(NOT TARGET update_signatures)
   add_custom_target(update_signatures)
 endif()
 
 function(gpuops_add_family name)
-  cmake_parse_arguments(ARG "TEST_ONLY" "CUDA_MAIN" "SOURCES;LIBS;SUITE_SOURCES;SUITE_LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "TEST_ONLY" "CUDA_MAIN;HIP_MAIN" "SOURCES;LIBS;SUITE_SOURCES;SUITE_LIBS" ${ARGN})
   # A test-only family exists only in builds with tests, benchmarks, the command or fuzzers.
   if(ARG_TEST_ONLY AND NOT GPUOPS_BUILD_SUITES AND NOT GPUOPS_FUZZ)
     return()
@@ -55,5 +58,24 @@ function(gpuops_add_family name)
     add_dependencies(update_signatures update_signatures_${name})
   else()
     gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig})
+  endif()
+  # The HIP kernels: the family's code-object bundle and the HIP section of signatures.txt.
+  if(GPUOPS_HIP_KERNELS AND ARG_HIP_MAIN)
+    file(GLOB hip_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/hip/*.hip
+         ${CMAKE_CURRENT_SOURCE_DIR}/hip/*.h ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)
+    gpuops_add_hsaco(hsaco FAMILY ${name} SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_HIP_MAIN}
+                     DEPENDS ${hip_sources})
+    file(GLOB hip_kernel_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/hip/*.hip)
+    set(hip_sigtool_args --family ${name} --hsaco ${hsaco} --arch ${GPUOPS_HIP_SIGNATURE_ARCH}
+        --sources ${hip_kernel_sources})
+    if(GPUOPS_BUILD_TESTS)
+      add_test(NAME ${name}_hip_signatures_match_hsaco
+               COMMAND gpuops_sigtool ${hip_sigtool_args} --check ${sig})
+    endif()
+    add_custom_target(update_signatures_hip_${name}
+      COMMAND gpuops_sigtool ${hip_sigtool_args} --out ${sig}
+      DEPENDS ${hsaco} gpuops_sigtool
+      COMMENT "Rewriting the HIP section of ${sig} from the compiled ${name} code objects")
+    add_dependencies(update_signatures update_signatures_hip_${name})
   endif()
 endfunction()

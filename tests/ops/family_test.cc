@@ -60,6 +60,23 @@ TEST_P(FamilyTest, EveryKernelOfItsImageHasAHostEmulationAndNoEmulationIsStray) 
   EXPECT_THAT(registry.Names(), ::testing::UnorderedElementsAreArray(kernels));
 }
 
+// A kernel shipped for both vendors takes the same arguments on both: the launchers and the
+// argument structs know no vendor. Every HIP kernel has its CUDA twin.
+TEST_P(FamilyTest, HipParameterListsEqualTheCudaOnes) {
+  auto table = SignatureTable::Parse(family().image().signatures_text, GetParam());
+  ASSERT_TRUE(table.ok()) << table.status();
+  if (table->hip() == nullptr) GTEST_SKIP() << GetParam() << " has no HIP kernels yet";
+  EXPECT_TRUE(table->hip()->arch().starts_with("gfx")) << table->hip()->arch();
+  EXPECT_FALSE(table->hip()->kernels().empty());
+  for (const KernelSignature& hip : table->hip()->kernels()) {
+    const KernelSignature* cuda = table->Find(hip.kernel);
+    ASSERT_NE(cuda, nullptr) << hip.kernel << " has no CUDA kernel of that name";
+    EXPECT_EQ(hip.params, cuda->params) << hip.kernel << ": HIP " << hip.ToString() << " vs CUDA "
+                                        << cuda->ToString();
+    for (const std::string& arch : hip.archs) EXPECT_TRUE(arch.starts_with("gfx")) << arch;
+  }
+}
+
 // The families with golden traces.
 class GoldenTraceTest : public FamilyTest {};
 

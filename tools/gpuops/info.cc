@@ -97,13 +97,20 @@ int RunInfo(const InfoOptions&) {
     std::printf("  %s%s: %zu kernels, offsets for %s; %s\n", std::string(family->name()).c_str(),
                 family->test_only() ? " (tests and benchmarks only)" : "", table->kernels().size(),
                 table->arch().c_str(), DescribeFatbin(image).c_str());
-    for (const KernelSignature& k : table->kernels()) {
-      const bool here = std::find(shipped.begin(), shipped.end(), k.kernel) != shipped.end();
+    auto print = [&](const KernelSignature& k, bool here) {
       std::printf("    %s %s [%s] (%s)\n", here ? "*" : " ", k.kernel.c_str(),
                   StrJoin(k.archs, ",").c_str(),
                   StrJoin(k.params, ", ", [](std::string* out, const KernelParam& p) {
                     StrAppend(out, p.name, ":", p.offset, ":", p.size);
                   }).c_str());
+    };
+    for (const KernelSignature& k : table->kernels()) {
+      print(k, std::find(shipped.begin(), shipped.end(), k.kernel) != shipped.end());
+    }
+    if (const SignatureTable* hip = table->hip()) {
+      std::printf("    HIP: %zu kernels, offsets for %s (code objects built by hipcc)\n",
+                  hip->kernels().size(), hip->arch().c_str());
+      for (const KernelSignature& k : hip->kernels()) print(k, false);
     }
   }
   return status;

@@ -1,10 +1,11 @@
 // Tile geometry of the dense kernels: the one place the kernels and the host (variants table,
-// launchers, host emulations) take it from. Plain C++ so both nvcc and the host compiler read it.
+// launchers, host emulations) take it from. Plain C++ so nvcc, hipcc and the host compiler read
+// it.
 #pragma once
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(__HIPCC__)
 #define GPUOPS_HOST_DEVICE __host__ __device__
 #else
 #define GPUOPS_HOST_DEVICE

@@ -1,9 +1,7 @@
 // The FP8 W8A16 family as tools and suites see it (ops/family.h): its variants as ops, the check
 // suite (fp8_checks.h), traces of the dispatcher or one variant, and perf subjects timed against
 // cuBLAS on the dequantized BF16 weight.
-#include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 
 #include "gpuops/runtime/owned.h"
@@ -13,100 +11,42 @@
 #include "ops/fp8/fp8_checks.h"
 #include "ops/fp8/fp8_format.h"
 #include "ops/fp8/fp8_gemm.h"
-#include "verify/random.h"
+#include "ops/quantized_perf.h"
 
 namespace gpuops::ops::fp8 {
 namespace {
 
-// A perf weight: random BF16 [N, K] quantized, and dequantized back to BF16 for the cuBLAS
-// baseline. Made once per (N, K) in a process: quantizing a vocab-sized weight takes seconds.
-struct PerfWeight {
-  Fp8BlockWeight fp8;
-  std::vector<uint16_t> bf16;
-};
-
-absl::StatusOr<std::shared_ptr<const PerfWeight>> GetPerfWeight(uint32_t n, uint32_t k) {
-  static std::mutex mu;
-  static auto* cache = new std::map<std::pair<uint32_t, uint32_t>, std::weak_ptr<PerfWeight>>();
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache->find({n, k}); it != cache->end()) {
-    if (std::shared_ptr<PerfWeight> kept = it->second.lock()) return kept;
+// Perf subjects: the quantized weight and its BF16 twin (ops/quantized_perf.h).
+struct PerfTraits {
+  using Gemm = Fp8Gemm;
+  using Variant = fp8::Variant;
+  using HostWeight = Fp8BlockWeight;
+  using Uploaded = UploadedWeight;
+  static constexpr uint64_t kSeed = 3;
+  static absl::Status CheckProblem(const PerfProblem& p) {
+    if (p.k % kBlock == 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(StrCat("fp8: k=", p.k, " is not a multiple of 128"));
   }
-  std::vector<uint16_t> source(uint64_t{n} * k);
-  verify::FillRandomBf16(absl::MakeSpan(source), 3 + n);
-  auto weight = std::make_shared<PerfWeight>();
-  GPUOPS_ASSIGN_OR_RETURN(weight->fp8, QuantizeFp8Block(source, n, k));
-  weight->bf16 = DequantizeToBf16(weight->fp8);
-  (*cache)[{n, k}] = weight;
-  return weight;
-}
-
-// Our GEMM on one shape, the weight rotated over enough copies to exceed the L2 three times.
-class Fp8PerfSubject final : public PerfSubject {
- public:
-  static absl::StatusOr<std::unique_ptr<PerfSubject>> Make(GpuBackend& gpu, const PerfProblem& p,
-                                                           std::optional<Variant> forced) {
-    if (p.k % kBlock != 0) {
-      return absl::InvalidArgumentError(StrCat("fp8: k=", p.k, " is not a multiple of 128"));
-    }
-    auto s = std::unique_ptr<Fp8PerfSubject>(new Fp8PerfSubject(p));
-    GPUOPS_ASSIGN_OR_RETURN(Fp8Gemm gemm, Fp8Gemm::Load(gpu));
-    GPUOPS_ASSIGN_OR_RETURN(s->weight_, GetPerfWeight(p.n, p.k));
-    std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
-    verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);
-    GPUOPS_ASSIGN_OR_RETURN(s->a_, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
-    GPUOPS_ASSIGN_OR_RETURN(s->c_, DeviceBuffer::Allocate(gpu, uint64_t{p.m} * p.n * 2));
-    const uint64_t weight_bytes =
-        s->weight_->fp8.weight.size() + s->weight_->fp8.block_scale.size() * 4;
-    for (int i = 0; i < RotationCopies(gpu.device_info(), weight_bytes); ++i) {
-      GPUOPS_ASSIGN_OR_RETURN(UploadedWeight w, UploadWeight(gpu, s->weight_->fp8));
-      s->weights_.push_back(std::move(w));
-    }
-    for (int i = 0; i < RotationCopies(gpu.device_info(), s->weight_->bf16.size() * 2); ++i) {
-      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b,
-                              DeviceBuffer::FromHost<uint16_t>(gpu, s->weight_->bf16));
-      s->bf16_weights_.push_back(std::move(b));
-    }
-    GemmArgs args{.a = s->a_.span(), .w = s->weights_[0].view(), .c = s->c_.span(), .m = p.m};
-    Variant variant;
-    if (forced) {
-      variant = *forced;
-    } else {
-      GPUOPS_ASSIGN_OR_RETURN(variant, gemm.Pick(args));
-    }
-    for (const UploadedWeight& w : s->weights_) {
-      args.w = w.view();
-      GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, gemm.Plan(variant, args));
-      s->plans_.push_back(std::move(plan));
-    }
-    s->variant_ = std::string(kVariants[variant].name);
-    s->gemm_.emplace(std::move(gemm));
-    return std::unique_ptr<PerfSubject>(std::move(s));
+  static absl::Status Quantize(absl::Span<const uint16_t> source, uint32_t n, uint32_t k,
+                               Fp8BlockWeight& weight, std::vector<uint16_t>& bf16) {
+    GPUOPS_ASSIGN_OR_RETURN(weight, QuantizeFp8Block(source, n, k));
+    bf16 = DequantizeToBf16(weight);
+    return absl::OkStatus();
   }
-
-  std::string variant() const override { return variant_; }
-  absl::Status Run(int i) override { return gemm_->Run(plans_[i % plans_.size()]); }
-  double bytes() const override {
-    const double m = p_.m, n = p_.n, k = p_.k;
-    return 2.0 * m * k + n * k + 4.0 * ScaleRows(p_.n) * (p_.k / kBlock) + 2.0 * m * n;
+  static uint64_t DeviceBytes(const Fp8BlockWeight& w) {
+    return w.weight.size() + w.block_scale.size() * 4;
   }
-  double flops() const override { return 2.0 * p_.m * p_.n * p_.k; }
-  DevicePtr a() const override { return a_.ptr(); }
-  DevicePtr b(int i) const override { return bf16_weights_[i % bf16_weights_.size()].ptr(); }
-  DevicePtr c() const override { return c_.ptr(); }
-
- private:
-  explicit Fp8PerfSubject(const PerfProblem& p) : p_(p) {}
-
-  PerfProblem p_;
-  std::shared_ptr<const PerfWeight> weight_;
-  std::optional<Fp8Gemm> gemm_;
-  DeviceBuffer a_;
-  DeviceBuffer c_;
-  std::vector<UploadedWeight> weights_;
-  std::vector<DeviceBuffer> bf16_weights_;
-  std::vector<GemmPlan> plans_;
-  std::string variant_;
+  static absl::StatusOr<UploadedWeight> Upload(GpuBackend& gpu, const Fp8BlockWeight& w) {
+    return UploadWeight(gpu, w);
+  }
+  static GemmArgs Args(DeviceSpan a, const UploadedWeight& w, DeviceSpan c, uint32_t m) {
+    return {.a = a, .w = w.view(), .c = c, .m = m};
+  }
+  static double Bytes(const PerfProblem& p) {
+    const double m = p.m, n = p.n, k = p.k;
+    return 2.0 * m * k + n * k + 4.0 * ScaleRows(p.n) * (p.k / kBlock) + 2.0 * m * n;
+  }
+  static std::string_view Name(Variant v) { return kVariants[v].name; }
 };
 
 class Fp8Family final : public Family {
@@ -193,7 +133,7 @@ class Fp8Family final : public Family {
                                                            const PerfProblem& problem,
                                                            std::string_view op) const override {
     GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
-    return Fp8PerfSubject::Make(gpu, problem, variant);
+    return QuantizedPerfSubject<PerfTraits>::Make(gpu, problem, variant);
   }
 };
 

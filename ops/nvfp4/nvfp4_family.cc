@@ -2,9 +2,7 @@
 // suite (nvfp4_checks.h), traces of the dispatcher or one variant, and perf subjects timed against
 // cuBLAS on the dequantized BF16 weight.
 #include <algorithm>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 
 #include "gpuops/runtime/owned.h"
@@ -14,97 +12,43 @@
 #include "ops/nvfp4/nvfp4_checks.h"
 #include "ops/nvfp4/nvfp4_format.h"
 #include "ops/nvfp4/nvfp4_gemm.h"
-#include "verify/random.h"
+#include "ops/quantized_perf.h"
 
 namespace gpuops::ops::nvfp4 {
 namespace {
 
-// A perf weight: random BF16 [N, K] quantized, prepared with the default stride, and dequantized
-// back to BF16 for the cuBLAS baseline. Made once per (N, K) in a process: quantizing a
-// vocab-sized weight takes seconds.
-struct PerfWeight {
-  Nvfp4PreparedWeight prepared;
-  std::vector<uint16_t> bf16;  // dequantized, [N, K]
-};
-
-absl::StatusOr<std::shared_ptr<const PerfWeight>> GetPerfWeight(uint32_t n, uint32_t k) {
-  static std::mutex mu;
-  static auto* cache = new std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<PerfWeight>>();
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache->find({n, k}); it != cache->end()) return it->second;
-  std::vector<uint16_t> source(uint64_t{n} * k);
-  verify::FillRandomBf16(absl::MakeSpan(source), 2 + n);
-  GPUOPS_ASSIGN_OR_RETURN(Nvfp4Weight w, QuantizeNvfp4(source, n, k));
-  auto weight = std::make_shared<PerfWeight>();
-  GPUOPS_ASSIGN_OR_RETURN(weight->prepared, Prepare(w));
-  weight->bf16 = DequantizeToBf16(w);
-  (*cache)[{n, k}] = weight;
-  return weight;
-}
-
-// Our GEMM on one shape, the weight rotated over enough copies to exceed the L2 three times.
-class Nvfp4PerfSubject final : public PerfSubject {
- public:
-  static absl::StatusOr<std::unique_ptr<PerfSubject>> Make(GpuBackend& gpu, const PerfProblem& p,
-                                                           std::optional<Variant> forced) {
-    if (p.k % 16 != 0) {
-      return absl::InvalidArgumentError(StrCat("nvfp4: k=", p.k, " is not a multiple of 16"));
-    }
-    auto s = std::unique_ptr<Nvfp4PerfSubject>(new Nvfp4PerfSubject(p));
-    GPUOPS_ASSIGN_OR_RETURN(Nvfp4Gemm gemm, Nvfp4Gemm::Load(gpu));
-    GPUOPS_ASSIGN_OR_RETURN(std::shared_ptr<const PerfWeight> weight, GetPerfWeight(p.n, p.k));
-    std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
-    verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);
-    GPUOPS_ASSIGN_OR_RETURN(s->a_, DeviceBuffer::FromHost<uint16_t>(gpu, host_a));
-    GPUOPS_ASSIGN_OR_RETURN(s->c_, DeviceBuffer::Allocate(gpu, uint64_t{p.m} * p.n * 2));
-    const uint64_t weight_bytes = weight->prepared.packed.size() + weight->prepared.scales.size();
-    for (int i = 0; i < RotationCopies(gpu.device_info(), weight_bytes); ++i) {
-      GPUOPS_ASSIGN_OR_RETURN(UploadedWeight w, UploadWeight(gpu, weight->prepared));
-      s->weights_.push_back(std::move(w));
-    }
-    for (int i = 0; i < RotationCopies(gpu.device_info(), weight->bf16.size() * 2); ++i) {
-      GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::FromHost<uint16_t>(gpu, weight->bf16));
-      s->bf16_weights_.push_back(std::move(b));
-    }
-    GemmArgs args{.a = s->a_.span(), .w = s->weights_[0].view(), .c = s->c_.span(), .m = p.m};
-    Variant variant;
-    if (forced) {
-      variant = *forced;
-    } else {
-      GPUOPS_ASSIGN_OR_RETURN(variant, gemm.Pick(args));
-    }
-    for (const UploadedWeight& w : s->weights_) {
-      args.w = w.view();
-      GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, gemm.Plan(variant, args));
-      s->plans_.push_back(std::move(plan));
-    }
-    s->variant_ = std::string(kVariants[variant].name);
-    s->gemm_.emplace(std::move(gemm));
-    return std::unique_ptr<PerfSubject>(std::move(s));
+// Perf subjects: the prepared weight and its dequantized BF16 twin (ops/quantized_perf.h).
+struct PerfTraits {
+  using Gemm = Nvfp4Gemm;
+  using Variant = nvfp4::Variant;
+  using HostWeight = Nvfp4PreparedWeight;
+  using Uploaded = UploadedWeight;
+  static constexpr uint64_t kSeed = 2;
+  static absl::Status CheckProblem(const PerfProblem& p) {
+    if (p.k % 16 == 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(StrCat("nvfp4: k=", p.k, " is not a multiple of 16"));
   }
-
-  std::string variant() const override { return variant_; }
-  absl::Status Run(int i) override { return gemm_->Run(plans_[i % plans_.size()]); }
-  double bytes() const override {
-    const double m = p_.m, n = p_.n, k = p_.k;
+  static absl::Status Quantize(absl::Span<const uint16_t> source, uint32_t n, uint32_t k,
+                               Nvfp4PreparedWeight& weight, std::vector<uint16_t>& bf16) {
+    GPUOPS_ASSIGN_OR_RETURN(Nvfp4Weight w, QuantizeNvfp4(source, n, k));
+    GPUOPS_ASSIGN_OR_RETURN(weight, Prepare(w));  // the default stride
+    bf16 = DequantizeToBf16(w);
+    return absl::OkStatus();
+  }
+  static uint64_t DeviceBytes(const Nvfp4PreparedWeight& w) {
+    return w.packed.size() + w.scales.size();
+  }
+  static absl::StatusOr<UploadedWeight> Upload(GpuBackend& gpu, const Nvfp4PreparedWeight& w) {
+    return UploadWeight(gpu, w);
+  }
+  static GemmArgs Args(DeviceSpan a, const UploadedWeight& w, DeviceSpan c, uint32_t m) {
+    return {.a = a, .w = w.view(), .c = c, .m = m};
+  }
+  static double Bytes(const PerfProblem& p) {
+    const double m = p.m, n = p.n, k = p.k;
     return 2.0 * m * k + n * k / 2 + n * k / 16 + 2.0 * m * n;
   }
-  double flops() const override { return 2.0 * p_.m * p_.n * p_.k; }
-  DevicePtr a() const override { return a_.ptr(); }
-  DevicePtr b(int i) const override { return bf16_weights_[i % bf16_weights_.size()].ptr(); }
-  DevicePtr c() const override { return c_.ptr(); }
-
- private:
-  explicit Nvfp4PerfSubject(const PerfProblem& p) : p_(p) {}
-
-  PerfProblem p_;
-  std::optional<Nvfp4Gemm> gemm_;
-  DeviceBuffer a_;
-  DeviceBuffer c_;
-  std::vector<UploadedWeight> weights_;
-  std::vector<DeviceBuffer> bf16_weights_;
-  std::vector<GemmPlan> plans_;
-  std::string variant_;
+  static std::string_view Name(Variant v) { return kVariants[v].name; }
 };
 
 class Nvfp4Family final : public Family {
@@ -182,7 +126,7 @@ class Nvfp4Family final : public Family {
                                                            const PerfProblem& problem,
                                                            std::string_view op) const override {
     GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
-    return Nvfp4PerfSubject::Make(gpu, problem, variant);
+    return QuantizedPerfSubject<PerfTraits>::Make(gpu, problem, variant);
   }
 };
 

@@ -77,6 +77,30 @@ TEST_P(FamilyTest, HipParameterListsEqualTheCudaOnes) {
   }
 }
 
+// A family's perf subject builds, plans and runs on the mock (executing its emulations), so the
+// subjects `gpuops perf` times on a GPU are exercised in every build; families without perf
+// cases say Unimplemented.
+TEST_P(FamilyTest, PerfSubjectsPlanAndRunOnTheMock) {
+  mock::RecordingBackend gpu;
+  const PerfProblem problem{.name = "small", .m = 3, .n = 256, .k = 256};
+  auto subject = family().PreparePerf(gpu, problem, "");
+  if (absl::IsUnimplemented(subject.status())) GTEST_SKIP() << GetParam() << ": no perf cases";
+  ASSERT_TRUE(subject.ok()) << subject.status();
+  EXPECT_FALSE((*subject)->variant().empty());
+  EXPECT_EQ((*subject)->flops(), 2.0 * 3 * 256 * 256);
+  EXPECT_GT((*subject)->bytes(), 256.0 * 256 / 2);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*subject)->Run(i).ok()) << i;
+  ASSERT_TRUE(gpu.Synchronize().ok());
+  EXPECT_FALSE((*subject)->a().is_null());
+  EXPECT_NE((*subject)->b(0), (*subject)->b(1)) << "the baseline's weight copies rotate";
+  std::vector<uint16_t> c(3 * 256);
+  ASSERT_TRUE(gpu.CopyToHost(absl::MakeSpan(reinterpret_cast<std::byte*>(c.data()), c.size() * 2),
+                             (*subject)->c())
+                  .ok());
+  EXPECT_TRUE(std::any_of(c.begin(), c.end(), [](uint16_t v) { return v != 0; }))
+      << "the subject's run wrote its output";
+}
+
 // The families with golden traces.
 class GoldenTraceTest : public FamilyTest {};
 

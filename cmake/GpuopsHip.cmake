@@ -1,9 +1,10 @@
 # hipcc for the op families' AMD device code. Each family with hip/<name>_kernels.hip builds into
 # one clang offload bundle of code objects for the targets below (Debian's hipcc 5.2.3 builds
 # them with no AMD GPU present), with -ffp-contract=off: a multiply and an add round separately
-# unless a kernel writes fmaf (the strict-order kernels rely on it). Kernels include their
-# family's headers, the layout headers they share with the CUDA kernels and ops/device/hip_kit.h
-# through -I ops/.
+# unless a kernel writes fmaf (the strict-order kernels rely on it). As nvcc brings the CUDA
+# device environment, the rule brings HIP's (-include hip/hip_runtime.h): no source under ops/
+# names a vendor runtime header. Kernels include their family's headers, the layout headers
+# they share with the CUDA kernels and ops/device/hip_kit.h through -I ops/.
 if(NOT GPUOPS_HIPCC)
   find_program(GPUOPS_HIPCC hipcc HINTS ENV ROCM_PATH PATHS /usr/bin /opt/rocm/bin REQUIRED)
 endif()
@@ -21,7 +22,8 @@ function(gpuops_add_hsaco out_var)
   endforeach()
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${GPUOPS_HIPCC} --genco -O3 -std=c++17 -ffp-contract=off ${arch_flags}
+    COMMAND ${GPUOPS_HIPCC} --genco -O3 -std=c++17 -ffp-contract=off -include hip/hip_runtime.h
+            ${arch_flags}
             -I${CMAKE_CURRENT_SOURCE_DIR}/hip -I${PROJECT_SOURCE_DIR}/ops -o ${out} ${ARG_SOURCE}
     DEPENDS ${ARG_SOURCE} ${ARG_DEPENDS}
     COMMENT "hipcc: ${ARG_FAMILY} kernels -> ${ARG_FAMILY}.hsaco"

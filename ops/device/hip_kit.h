@@ -1,9 +1,8 @@
 // Device helpers every family's HIP kernels share (hipcc). BF16 travels as its 16 bits; the
 // conversions are the host's (gpuops/runtime/bf16.h): round to nearest even, NaN kept quiet.
-// Kernels include it as "device/hip_kit.h" (hipcc runs with -I ops/).
+// Kernels include it as "device/hip_kit.h" (hipcc runs with -I ops/); HIP's own device header
+// comes from the build rule (cmake/GpuopsHip.cmake), as CUDA's comes from nvcc.
 #pragma once
-
-#include <hip/hip_runtime.h>
 
 #include <cstdint>
 

@@ -1,7 +1,5 @@
 // The common family's element-wise kernels for AMD GPUs (hipcc): the same names, parameter lists
 // and results as cuda/common_kernels.cu; BF16 as its 16 bits (device/hip_kit.h).
-#include <hip/hip_runtime.h>
-
 #include <cstdint>
 
 #include "common/cuda/common_layout.h"

@@ -4,8 +4,6 @@
 // cuda/dense_tiles.h). Built with -ffp-contract=off: every multiply and add rounds separately, so
 // the strict-order kernels equal the CPU reference bit for bit, as on CUDA. BF16 travels as its
 // 16 bits (device/hip_kit.h).
-#include <hip/hip_runtime.h>
-
 #include <cstdint>
 
 #include "dense/cuda/dense_tiles.h"

@@ -39,6 +39,10 @@ struct CheckReport {
   std::string op;    // "dense.tc"
   std::string line;  // shape, figures and verdict, or why it was skipped
   Verdict verdict = Verdict::kFail;
+
+  static Verdict VerdictOf(bool skipped, bool passed) {
+    return skipped ? Verdict::kSkip : passed ? Verdict::kPass : Verdict::kFail;
+  }
 };
 
 struct CheckOptions {
@@ -47,6 +51,9 @@ struct CheckOptions {
   uint64_t mac_budget = 0;  // skip cases with more multiply-adds than this (0: no limit)
   uint64_t seed = 0;
   std::function<void(const CheckReport&)> on_case;  // called for every finished case
+
+  // Whether the run takes op "family.op".
+  bool Includes(std::string_view op) const { return !include || include(op); }
 };
 
 // --- Traces
@@ -167,7 +174,7 @@ size_t CountVariantChecks(const Table& table, const CheckOptions& options, Ships
                           ShapesFn shapes) {
   size_t total = 0;
   for (const auto& row : table.rows()) {
-    if (options.include && !options.include(StrCat(table.family(), ".", row.name))) continue;
+    if (!options.Includes(StrCat(table.family(), ".", row.name))) continue;
     if (ships(row.variant)) total += shapes(options.shapes, row.variant).size();
   }
   return total;

@@ -40,7 +40,7 @@ class CommonFamily final : public Family {
 
  private:
   static bool Included(const CheckOptions& options, std::string_view op) {
-    return !options.include || options.include(StrCat("common.", op));
+    return options.Includes(StrCat("common.", op));
   }
 };
 

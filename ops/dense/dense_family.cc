@@ -134,9 +134,7 @@ class DenseFamily final : public Family {
       if (!options.on_case) return;
       options.on_case({.op = StrCat("dense.", kVariants[r.variant].name),
                        .line = r.Describe(),
-                       .verdict = !r.skipped.empty() ? CheckReport::Verdict::kSkip
-                                  : r.pass()         ? CheckReport::Verdict::kPass
-                                                     : CheckReport::Verdict::kFail});
+                       .verdict = CheckReport::VerdictOf(!r.skipped.empty(), r.pass())});
     };
     return RunDenseChecks(gpu, o).status();
   }
@@ -219,7 +217,7 @@ class DenseFamily final : public Family {
 
  private:
   static bool Included(const CheckOptions& options, Variant v) {
-    return !options.include || options.include(StrCat("dense.", kVariants[v].name));
+    return options.Includes(StrCat("dense.", kVariants[v].name));
   }
 };
 

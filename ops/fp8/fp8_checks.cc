@@ -26,10 +26,6 @@ constexpr uint16_t kPoison = common::kBf16Poison;
 constexpr uint64_t kFullReferenceMacs = uint64_t{1} << 26;
 constexpr uint32_t kSampleColumns = 96;
 
-bool Included(const CheckOptions& options, Variant v) {
-  return !options.include || options.include(OpName(v));
-}
-
 absl::StatusOr<Fp8BlockWeight> MakeWeight(uint32_t n, uint32_t k, uint64_t seed) {
   std::vector<uint16_t> bf16(uint64_t{n} * k);
   verify::FillRandomBf16(absl::MakeSpan(bf16), seed);
@@ -234,7 +230,7 @@ absl::Status RunChecks(GpuBackend& gpu, const CheckOptions& options) {
            std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<Variant, uint32_t>>>>
       groups;
   for (const VariantSpec& spec : kVariants.rows()) {
-    if (!Included(options, spec.variant) || !gemm.Ships(spec.variant)) continue;
+    if (!options.Includes(OpName(spec.variant)) || !gemm.Ships(spec.variant)) continue;
     for (const CheckShape& s : CheckShapes(options.shapes, spec.variant)) {
       groups[{s.n, s.k}][{s.m, s.lda}].push_back({spec.variant, s.ldc});
     }
@@ -270,9 +266,7 @@ absl::Status RunChecks(GpuBackend& gpu, const CheckOptions& options) {
         if (options.on_case) {
           options.on_case({.op = OpName(v),
                            .line = r.Describe(),
-                           .verdict = !r.skipped.empty() ? CheckReport::Verdict::kSkip
-                                      : r.pass()         ? CheckReport::Verdict::kPass
-                                                         : CheckReport::Verdict::kFail});
+                           .verdict = CheckReport::VerdictOf(!r.skipped.empty(), r.pass())});
         }
       }
     }

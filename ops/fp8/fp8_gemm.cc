@@ -6,16 +6,9 @@
 #include "gpuops/runtime/str.h"
 
 namespace gpuops::ops::fp8 {
-namespace {
-
-// Bytes from the first element of a [rows, cols] BF16 matrix with row pitch `pitch` to past its
-// last element.
-uint64_t PitchedBf16Bytes(uint32_t rows, uint32_t cols, uint32_t pitch) {
-  if (rows == 0) return 0;
-  return SaturatingMul(SaturatingAdd(SaturatingMul(rows - 1, pitch), cols), 2);
+uint64_t PitchedElements(uint32_t rows, uint32_t cols, uint32_t pitch) {
+  return rows == 0 ? 0 : SaturatingAdd(SaturatingMul(rows - 1, pitch), cols);
 }
-
-}  // namespace
 
 absl::StatusOr<UploadedWeight> UploadWeight(GpuBackend& gpu, const Fp8BlockWeight& w) {
   GPUOPS_RETURN_IF_ERROR(Validate(w));
@@ -29,10 +22,10 @@ absl::StatusOr<UploadedWeight> UploadWeight(GpuBackend& gpu, const Fp8BlockWeigh
 
 GemmExtents ExtentsOf(const GemmArgs& args) {
   const uint32_t n = args.w.n, k = args.w.k;
-  return {.a = PitchedBf16Bytes(args.m, k, args.a_pitch()),
+  return {.a = SaturatingMul(PitchedElements(args.m, k, args.a_pitch()), 2),
           .weight = SaturatingMul(n, k),
           .block_scale = SaturatingMul(SaturatingMul(ScaleRows(n), k / kBlock), 4),
-          .c = PitchedBf16Bytes(args.m, n, args.c_pitch())};
+          .c = SaturatingMul(PitchedElements(args.m, n, args.c_pitch()), 2)};
 }
 
 absl::StatusOr<Fp8Gemm> Fp8Gemm::Load(GpuBackend& gpu) { return Load(gpu, EmbeddedModuleImage()); }

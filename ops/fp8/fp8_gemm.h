@@ -87,6 +87,10 @@ struct GemmExtents {
 };
 GemmExtents ExtentsOf(const GemmArgs& args);
 
+// Elements from the first of a [rows, cols] matrix with row pitch `pitch` to past its last
+// (saturating): what A and C must hold, in the launchers and the emulations alike.
+uint64_t PitchedElements(uint32_t rows, uint32_t cols, uint32_t pitch);
+
 using GemmPlan = Plan<Variant>;
 
 class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {

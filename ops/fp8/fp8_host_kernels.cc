@@ -21,10 +21,6 @@
 namespace gpuops::ops::fp8 {
 namespace {
 
-uint64_t PitchedElements(uint32_t rows, uint32_t cols, uint32_t pitch) {
-  return rows == 0 ? 0 : uint64_t{rows - 1} * pitch + cols;
-}
-
 template <typename Args>
 absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   const VariantSpec& spec = kVariants[v];

@@ -26,10 +26,6 @@ constexpr uint16_t kPoison = common::kBf16Poison;
 constexpr uint64_t kFullReferenceMacs = uint64_t{1} << 26;
 constexpr uint32_t kSampleColumns = 96;
 
-bool Included(const CheckOptions& options, Variant v) {
-  return !options.include || options.include(OpName(v));
-}
-
 // The weight of one (N, K, ldb) group: BF16 rows of magnitudes 2^-(row % 16), quantized.
 absl::StatusOr<Nvfp4Weight> MakeWeight(uint32_t n, uint32_t k, uint64_t seed) {
   std::vector<uint16_t> bf16(uint64_t{n} * k);
@@ -232,7 +228,7 @@ absl::Status RunChecks(GpuBackend& gpu, const CheckOptions& options) {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<uint32_t, std::vector<Variant>>>
       groups;
   for (const VariantSpec& spec : kVariants.rows()) {
-    if (!Included(options, spec.variant) || !gemm.Ships(spec.variant)) continue;
+    if (!options.Includes(OpName(spec.variant)) || !gemm.Ships(spec.variant)) continue;
     for (const CheckShape& s : CheckShapes(options.shapes, spec.variant)) {
       groups[{s.n, s.k, s.ldb}][s.m].push_back(spec.variant);
     }
@@ -266,9 +262,7 @@ absl::Status RunChecks(GpuBackend& gpu, const CheckOptions& options) {
         if (options.on_case) {
           options.on_case({.op = OpName(v),
                            .line = r.Describe(),
-                           .verdict = !r.skipped.empty() ? CheckReport::Verdict::kSkip
-                                      : r.pass()         ? CheckReport::Verdict::kPass
-                                                         : CheckReport::Verdict::kFail});
+                           .verdict = CheckReport::VerdictOf(!r.skipped.empty(), r.pass())});
         }
       }
     }

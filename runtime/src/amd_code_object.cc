@@ -5,6 +5,7 @@
 
 #include "byte_reader.h"
 #include "gpuops/runtime/str.h"
+#include "gpuops/runtime/types.h"
 
 namespace gpuops::metadata {
 namespace {
@@ -15,8 +16,6 @@ using internal::Read;
 
 constexpr uint32_t kShtNote = 7;
 constexpr int kMaxMsgpackDepth = 32;
-
-uint64_t AlignUp4(uint64_t v) { return (v + 3) & ~uint64_t{3}; }
 
 }  // namespace
 
@@ -255,8 +254,8 @@ absl::StatusOr<Bytes> MetadataNote(const ElfFile& elf) {
                                 " runs past the section (", s.data.size(), " bytes)"));
       }
       const uint64_t name_at = at + 12;
-      const uint64_t desc_at = name_at + AlignUp4(namesz);
-      if (!Fits(name_at, AlignUp4(namesz), s.data.size()) ||
+      const uint64_t desc_at = name_at + AlignUp(namesz, 4);
+      if (!Fits(name_at, AlignUp(namesz, 4), s.data.size()) ||
           !Fits(desc_at, descsz, s.data.size())) {
         return Malformed(StrCat("AMDGPU code object: note at offset ", at, " of ", s.name,
                                 " (name ", namesz, " bytes, desc ", descsz,
@@ -268,7 +267,7 @@ absl::StatusOr<Bytes> MetadataNote(const ElfFile& elf) {
                                         name == "AMDGPU")) {
         return s.data.subspan(desc_at, descsz);
       }
-      at = desc_at + AlignUp4(descsz);
+      at = desc_at + AlignUp(descsz, 4);
     }
   }
   return Malformed("AMDGPU code object: no NT_AMDGPU_METADATA note (type 32, name AMDGPU)");

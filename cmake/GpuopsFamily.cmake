@@ -9,7 +9,7 @@
 # gpuops::<name> and installed with its headers, unless TEST_ONLY. And, where tools or tests
 # are built, library gpuops_ops_<name>_suite: the family as tools and suites see it
 # (ops/family.h, its Unit()), which the product library never links. With GPUOPS_HIP_KERNELS and
-# HIP_MAIN: the code-object bundle hipcc builds (<name>.hsaco), a test that signatures.txt's HIP
+# HIP_MAIN: the code-object bundle hipcc builds (<name>.hsaco), embedded in the library, a test that signatures.txt's HIP
 # section matches it, and update_signatures_hip_<name>.
 if(NOT TARGET update_signatures)
   add_custom_target(update_signatures)
@@ -41,30 +41,15 @@ function(gpuops_add_family name)
                           ${ARG_SUITE_LIBS} PRIVATE gpuops_options)
   endif()
   set(sig ${CMAKE_CURRENT_SOURCE_DIR}/signatures.txt)
-  file(GLOB cuda_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cu
-       ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cuh ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)
-  if(GPUOPS_CUDA_KERNELS)
-    gpuops_add_fatbin(fatbin FAMILY ${name} SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CUDA_MAIN}
-                      DEPENDS ${cuda_sources})
-    gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig} FATBIN ${fatbin})
-    set(sigtool_args --family ${name} --fatbin ${fatbin} --sources ${cuda_sources})
-    if(GPUOPS_BUILD_TESTS)
-      add_test(NAME ${name}_signatures_match_fatbin COMMAND gpuops_sigtool ${sigtool_args} --check ${sig})
-    endif()
-    add_custom_target(update_signatures_${name}
-      COMMAND gpuops_sigtool ${sigtool_args} --out ${sig}
-      DEPENDS ${fatbin} gpuops_sigtool
-      COMMENT "Rewriting ${sig} from the compiled ${name} fatbin")
-    add_dependencies(update_signatures update_signatures_${name})
-  else()
-    gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig})
-  endif()
-  # The HIP kernels: the family's code-object bundle and the HIP section of signatures.txt.
+  # The HIP kernels: the family's code-object bundle (embedded next to the fatbin) and the HIP
+  # section of signatures.txt.
+  set(embed_hsaco "")
   if(GPUOPS_HIP_KERNELS AND ARG_HIP_MAIN)
     file(GLOB hip_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/hip/*.hip
          ${CMAKE_CURRENT_SOURCE_DIR}/hip/*.h ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)
     gpuops_add_hsaco(hsaco FAMILY ${name} SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_HIP_MAIN}
                      DEPENDS ${hip_sources})
+    set(embed_hsaco HSACO ${hsaco})
     file(GLOB hip_kernel_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/hip/*.hip)
     set(hip_sigtool_args --family ${name} --hsaco ${hsaco} --arch ${GPUOPS_HIP_SIGNATURE_ARCH}
         --sources ${hip_kernel_sources})
@@ -77,5 +62,23 @@ function(gpuops_add_family name)
       DEPENDS ${hsaco} gpuops_sigtool
       COMMENT "Rewriting the HIP section of ${sig} from the compiled ${name} code objects")
     add_dependencies(update_signatures update_signatures_hip_${name})
+  endif()
+  file(GLOB cuda_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cu
+       ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.cuh ${CMAKE_CURRENT_SOURCE_DIR}/cuda/*.h)
+  if(GPUOPS_CUDA_KERNELS)
+    gpuops_add_fatbin(fatbin FAMILY ${name} SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_CUDA_MAIN}
+                      DEPENDS ${cuda_sources})
+    gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig} FATBIN ${fatbin} ${embed_hsaco})
+    set(sigtool_args --family ${name} --fatbin ${fatbin} --sources ${cuda_sources})
+    if(GPUOPS_BUILD_TESTS)
+      add_test(NAME ${name}_signatures_match_fatbin COMMAND gpuops_sigtool ${sigtool_args} --check ${sig})
+    endif()
+    add_custom_target(update_signatures_${name}
+      COMMAND gpuops_sigtool ${sigtool_args} --out ${sig}
+      DEPENDS ${fatbin} gpuops_sigtool
+      COMMENT "Rewriting ${sig} from the compiled ${name} fatbin")
+    add_dependencies(update_signatures update_signatures_${name})
+  else()
+    gpuops_embed_family(${lib} FAMILY ${name} SIGNATURES ${sig} ${embed_hsaco})
   endif()
 endfunction()

@@ -13,6 +13,8 @@ mkdir -p "$logs"
 export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Tests that run the tool or read sources find them here, not at the build machine's paths.
 export GPUOPS_TOOL_PATH=$PWD/.gpu/bin/gpuops GPUOPS_SOURCE_DIR=$PWD
+# The HIP backend's tests run through the stand-in runtime (the machine has no AMD GPU).
+export GPUOPS_HIP_RUNTIME=$PWD/.gpu/lib/libgpuops_hip_standin.so
 summary=$OUT/summary.txt
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }

@@ -9,6 +9,7 @@ namespace gpuops {
 std::string ToString(const Dim3& d) { return StrCat("(", d.x, ", ", d.y, ", ", d.z, ")"); }
 
 std::string DeviceInfo::arch_name() const {
+  if (is_amd()) return amd_target;
   return StrCat("sm_", arch_major, arch_minor, arch_specific ? "a" : "");
 }
 

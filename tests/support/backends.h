@@ -1,20 +1,33 @@
 // Backends for tests that run once per backend: "mock" always; "cuda" where a driver and GPU
-// exist (otherwise the test skips, printing why). Tests that launch our kernels take
-// KernelBackendNames: "cuda" only in builds that embed fatbins (GPUOPS_HAS_FATBINS, the cuda
-// preset), so a build without them has no CUDA kernel tests instead of ones that skip on a GPU.
+// exist (otherwise the test skips, printing why); "hip" through the runtime GPUOPS_HIP_RUNTIME
+// names, which test builds point at the stand-in runtime (tests/backends/hip/standin) unless it
+// is set already (a machine with an AMD GPU sets it to its libamdhip64.so). Tests that launch our
+// kernels take KernelBackendNames: "cuda" only in builds that embed fatbins (GPUOPS_HAS_FATBINS,
+// the cuda preset), so a build without them has no CUDA kernel tests instead of ones that skip on a
+// GPU.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpuops/cuda/cuda_backend.h"
+#include "gpuops/hip/hip_backend.h"
+#include "gpuops/hip/runtime_api.h"
 #include "gpuops/mock/recording_backend.h"
 #include "gtest/gtest.h"
 
 namespace gpuops::testing {
 
-inline std::vector<std::string> AllBackendNames() { return {"mock", "cuda"}; }
+inline std::vector<std::string> AllBackendNames() { return {"mock", "cuda", "hip"}; }
+
+// The HIP runtime tests load: GPUOPS_HIP_RUNTIME when set, else the stand-in this build made.
+inline void UseHipStandInUnlessSet() {
+#ifdef GPUOPS_HIP_STANDIN
+  setenv(hip::kRuntimePathEnvVar, GPUOPS_HIP_STANDIN, /*overwrite=*/0);
+#endif
+}
 
 inline std::vector<std::string> KernelBackendNames() {
 #ifdef GPUOPS_HAS_FATBINS
@@ -27,6 +40,10 @@ inline std::vector<std::string> KernelBackendNames() {
 inline absl::StatusOr<std::unique_ptr<GpuBackend>> MakeBackend(const std::string& name) {
   if (name == "mock") return std::unique_ptr<GpuBackend>(new mock::RecordingBackend());
   if (name == "cuda") return cuda::CreateCudaBackend(0);
+  if (name == "hip") {
+    UseHipStandInUnlessSet();
+    return hip::CreateHipBackend(0);
+  }
   return absl::NotFoundError("unknown backend " + name);
 }
 

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "gpuops/backends/default_registry.h"
+#include "gpuops/runtime/amd_code_object.h"
 #include "gpuops/runtime/kernel_metadata.h"
 #include "gpuops/runtime/module_signatures.h"
 #include "gpuops/runtime/signature_table.h"
@@ -37,6 +38,18 @@ std::string DescribeFatbin(const ModuleImage& image) {
                             e.kind == metadata::FatbinEntryKind::kPtx ? " PTX" : " SASS",
                             e.compressed ? " (compressed)" : "");
                 }));
+}
+
+std::string DescribeBundle(const ModuleImage& image) {
+  if (image.hip_bundle.empty()) return "no code objects in this build (the hip preset embeds them)";
+  auto entries = metadata::ParseOffloadBundle(image.hip_bundle);
+  if (!entries.ok()) return StrCat("code-object bundle unreadable: ", entries.status().message());
+  std::vector<std::string> targets;
+  for (const metadata::OffloadBundleEntry& e : *entries) {
+    if (!e.arch().empty()) targets.push_back(e.arch());
+  }
+  return StrCat("code-object bundle ", Bytes(image.hip_bundle.size()), ": ",
+                StrJoin(targets, ", "));
 }
 
 }  // namespace
@@ -89,7 +102,7 @@ int RunInfo(const InfoOptions&) {
       continue;
     }
     std::vector<std::string> shipped;
-    if (device.arch_major != 0) {
+    if (device.arch_major != 0 || device.is_amd()) {
       if (auto sigs = ResolveModuleSignatures(image, device); sigs.ok()) {
         for (const KernelSignature& k : *sigs) shipped.push_back(k.kernel);
       }
@@ -104,13 +117,14 @@ int RunInfo(const InfoOptions&) {
                     StrAppend(out, p.name, ":", p.offset, ":", p.size);
                   }).c_str());
     };
-    for (const KernelSignature& k : table->kernels()) {
-      print(k, std::find(shipped.begin(), shipped.end(), k.kernel) != shipped.end());
-    }
+    auto here = [&](const KernelSignature& k) {
+      return std::find(shipped.begin(), shipped.end(), k.kernel) != shipped.end();
+    };
+    for (const KernelSignature& k : table->kernels()) print(k, !device.is_amd() && here(k));
     if (const SignatureTable* hip = table->hip()) {
-      std::printf("    HIP: %zu kernels, offsets for %s (code objects built by hipcc)\n",
-                  hip->kernels().size(), hip->arch().c_str());
-      for (const KernelSignature& k : hip->kernels()) print(k, false);
+      std::printf("    HIP: %zu kernels, offsets for %s; %s\n", hip->kernels().size(),
+                  hip->arch().c_str(), DescribeBundle(image).c_str());
+      for (const KernelSignature& k : hip->kernels()) print(k, device.is_amd() && here(k));
     }
   }
   return status;

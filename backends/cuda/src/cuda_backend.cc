@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
+#include "gpuops/backends/device_book.h"
+#include "gpuops/backends/module_book.h"
 #include "gpuops/cuda/driver_api.h"
 #include "gpuops/runtime/module_signatures.h"
 #include "gpuops/runtime/mutex.h"
@@ -20,37 +20,23 @@
 namespace gpuops::cuda {
 namespace {
 
-// A loaded kernel; stays allocated until the backend goes, so a stale handle never dangles.
-struct CudaKernel : KernelInfo {
-  std::atomic<bool> live{true};
-  // The dynamic shared memory the function is already allowed (the opt-in attribute). Read
-  // without a lock; raised only under opt_in_mu, to the largest size any launch asked for, so
-  // two threads raising it at once cannot leave the attribute below the cached value.
-  mutable std::atomic<uint32_t> shared_mem_allowed{48 * 1024};
-  mutable std::mutex opt_in_mu;
-};
-
-struct CudaModule {
-  std::string name;
-  CUmodule module = nullptr;
-  // The parameter lists the image promises for this device (fatbin cubin + signatures.txt).
-  std::map<std::string, KernelSignature, std::less<>> expected;
-  std::map<std::string, std::unique_ptr<CudaKernel>, std::less<>> kernels;
-};
-
 class CudaBackend final : public GpuBackend {
  public:
   CudaBackend(const DriverApi& api, CUdevice device, CUcontext context, DeviceInfo info)
-      : api_(api), device_(device), context_(context), info_(std::move(info)) {}
+      : api_(api),
+        device_(device),
+        context_(context),
+        info_(std::move(info)),
+        modules_("cuda", this, info_.arch_name()) {}
 
   ~CudaBackend() override {
     if (MakeCurrent().ok()) {
-      for (auto& [id, module] : modules_) {
-        if (module->module != nullptr) api_.cuModuleUnload(module->module);
-      }
-      for (CUgraphExec g : graphs_) api_.cuGraphExecDestroy(g);
-      for (const auto& [e, recorded] : events_) api_.cuEventDestroy(e);
-      for (CUstream s : streams_) api_.cuStreamDestroy(s);
+      for (uint64_t m : modules_.LoadedModules())
+        api_.cuModuleUnload(reinterpret_cast<CUmodule>(m));
+      const DeviceBook::Live live = book_.live();
+      for (uint64_t g : live.graphs) api_.cuGraphExecDestroy(reinterpret_cast<CUgraphExec>(g));
+      for (uint64_t e : live.events) api_.cuEventDestroy(reinterpret_cast<CUevent>(e));
+      for (uint64_t s : live.streams) api_.cuStreamDestroy(reinterpret_cast<CUstream>(s));
     }
     api_.cuDevicePrimaryCtxRelease(device_);
   }
@@ -67,45 +53,20 @@ class CudaBackend final : public GpuBackend {
     CUdeviceptr ptr = 0;
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuMemAlloc(&ptr, std::max<uint64_t>(bytes, 1)),
                                  StrCat("cuMemAlloc(", bytes, " bytes)")));
-    MutexLock lock(&mu_);
-    allocations_[ptr] = bytes;
-    // The driver reuses addresses: a new allocation ends what was freed there.
-    for (auto it = freed_.lower_bound(ptr); it != freed_.end() && it->first < ptr + bytes;) {
-      it = freed_.erase(it);
-    }
-    if (auto it = freed_.lower_bound(ptr); it != freed_.begin()) {
-      --it;
-      if (it->first + it->second > ptr) freed_.erase(it);
-    }
+    book_.AddAllocation(ptr, bytes);
     return DevicePtr(ptr);
   }
 
   absl::Status Free(DevicePtr ptr) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    {
-      MutexLock lock(&mu_);
-      auto it = allocations_.find(ptr.address());
-      if (it == allocations_.end()) {
-        if (freed_.contains(ptr.address())) {
-          return absl::FailedPreconditionError(StrCat("cuda Free: allocation at 0x",
-                                                      Hex(ptr.address()),
-                                                      " was already freed (double free)"));
-        }
-        return absl::InvalidArgumentError(
-            StrCat("cuda Free: 0x", Hex(ptr.address()), " is not the start of an allocation"));
-      }
-      // Remembered for use-after-free and double-free errors, within a bound.
-      if (freed_.size() >= kFreedRemembered) freed_.clear();
-      freed_[it->first] = it->second;
-      allocations_.erase(it);
-    }
+    GPUOPS_RETURN_IF_ERROR(book_.RemoveAllocation(ptr.address(), "Free"));
     return Check(api_.cuMemFree(ptr.address()), "cuMemFree");
   }
 
   absl::Status CopyToDevice(DevicePtr dst, absl::Span<const std::byte> src,
                             StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToDevice", /*capturable=*/false));
-    GPUOPS_RETURN_IF_ERROR(CheckRange(dst, src.size(), "CopyToDevice dst"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckRange(dst.address(), src.size(), "CopyToDevice dst"));
     if (src.empty()) return absl::OkStatus();
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuMemcpyHtoDAsync(dst.address(), src.data(), src.size(), Native(stream)),
@@ -116,7 +77,7 @@ class CudaBackend final : public GpuBackend {
   absl::Status CopyToHost(absl::Span<std::byte> dst, DevicePtr src,
                           StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyToHost", /*capturable=*/false));
-    GPUOPS_RETURN_IF_ERROR(CheckRange(src, dst.size(), "CopyToHost src"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckRange(src.address(), dst.size(), "CopyToHost src"));
     if (dst.empty()) return absl::OkStatus();
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuMemcpyDtoHAsync(dst.data(), src.address(), dst.size(), Native(stream)),
@@ -127,8 +88,8 @@ class CudaBackend final : public GpuBackend {
   absl::Status CopyDeviceToDevice(DevicePtr dst, DevicePtr src, uint64_t bytes,
                                   StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "CopyDeviceToDevice", /*capturable=*/true));
-    GPUOPS_RETURN_IF_ERROR(CheckRange(dst, bytes, "CopyDeviceToDevice dst"));
-    GPUOPS_RETURN_IF_ERROR(CheckRange(src, bytes, "CopyDeviceToDevice src"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckRange(dst.address(), bytes, "CopyDeviceToDevice dst"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckRange(src.address(), bytes, "CopyDeviceToDevice src"));
     if (bytes == 0) return absl::OkStatus();
     return Check(api_.cuMemcpyDtoDAsync(dst.address(), src.address(), bytes, Native(stream)),
                  "cuMemcpyDtoDAsync");
@@ -137,7 +98,7 @@ class CudaBackend final : public GpuBackend {
   absl::Status Memset(DevicePtr dst, uint8_t value, uint64_t bytes,
                       StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "Memset", /*capturable=*/true));
-    GPUOPS_RETURN_IF_ERROR(CheckRange(dst, bytes, "Memset dst"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckRange(dst.address(), bytes, "Memset dst"));
     if (bytes == 0) return absl::OkStatus();
     return Check(api_.cuMemsetD8Async(dst.address(), value, bytes, Native(stream)),
                  "cuMemsetD8Async");
@@ -152,94 +113,45 @@ class CudaBackend final : public GpuBackend {
     }
     GPUOPS_ASSIGN_OR_RETURN(std::vector<KernelSignature> expected,
                             ResolveModuleSignatures(image, info_));
-    auto module = std::make_unique<CudaModule>();
-    module->name = std::string(image.name);
-    for (KernelSignature& k : expected) module->expected.emplace(k.kernel, std::move(k));
-    GPUOPS_RETURN_IF_ERROR(Check(api_.cuModuleLoadData(&module->module, image.fatbin.data()),
+    CUmodule module = nullptr;
+    GPUOPS_RETURN_IF_ERROR(Check(api_.cuModuleLoadData(&module, image.fatbin.data()),
                                  StrCat("cuModuleLoadData(", image.name, ")")));
-    MutexLock lock(&mu_);
-    const uint64_t id = next_module_++;
-    modules_.emplace(id, std::move(module));
-    return ModuleHandle{id};
+    return modules_.Add(image.name, reinterpret_cast<uint64_t>(module), std::move(expected));
   }
 
   absl::Status UnloadModule(ModuleHandle handle) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    MutexLock lock(&mu_);
-    auto it = modules_.find(handle.id);
-    if (it == modules_.end() || it->second->module == nullptr) {
-      return absl::InvalidArgumentError(
-          StrCat("cuda UnloadModule: module ", handle.id, " is not loaded"));
-    }
-    for (auto& [name, kernel] : it->second->kernels) kernel->live = false;
-    CUmodule m = std::exchange(it->second->module, nullptr);
-    return Check(api_.cuModuleUnload(m), StrCat("cuModuleUnload(", it->second->name, ")"));
+    GPUOPS_ASSIGN_OR_RETURN(auto unloaded, modules_.Unload(handle));
+    return Check(api_.cuModuleUnload(reinterpret_cast<CUmodule>(unloaded.first)),
+                 StrCat("cuModuleUnload(", unloaded.second, ")"));
   }
 
   absl::StatusOr<KernelHandle> GetKernel(ModuleHandle handle, std::string_view kernel) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    MutexLock lock(&mu_);
-    auto it = modules_.find(handle.id);
-    if (it == modules_.end() || it->second->module == nullptr) {
-      return absl::InvalidArgumentError(
-          StrCat("cuda GetKernel ", kernel, ": module ", handle.id, " is not loaded"));
-    }
-    CudaModule& m = *it->second;
-    if (auto k = m.kernels.find(kernel); k != m.kernels.end()) return KernelHandle(k->second.get());
-    CUfunction fn = nullptr;
-    const CUresult r = api_.cuModuleGetFunction(&fn, m.module, std::string(kernel).c_str());
-    if (r == CUDA_ERROR_NOT_FOUND) {
-      return absl::NotFoundError(StrCat("cuda GetKernel: module ", m.name, " does not ship kernel ",
-                                        kernel, " for ", info_.arch_name()));
-    }
-    GPUOPS_RETURN_IF_ERROR(Check(r, "cuModuleGetFunction", kernel));
-    auto expected = m.expected.find(kernel);
-    if (expected == m.expected.end()) {
-      return absl::FailedPreconditionError(StrCat("cuda GetKernel: kernel ", kernel, " of module ",
-                                                  m.name, " is not in its signatures.txt for ",
-                                                  info_.arch_name()));
-    }
-    auto info = std::make_unique<CudaKernel>();
-    info->signature = expected->second;
-    info->module = m.name;
-    info->native = reinterpret_cast<uint64_t>(fn);
-    info->owner = this;
-    GPUOPS_RETURN_IF_ERROR(CrossCheckWithDriver(fn, *info));
-    KernelHandle out(info.get());
-    m.kernels.emplace(std::string(kernel), std::move(info));
-    return out;
+    return modules_.GetKernel(
+        handle, kernel,
+        [&](uint64_t module, const std::string& name) -> absl::StatusOr<std::optional<uint64_t>> {
+          CUfunction fn = nullptr;
+          const CUresult r =
+              api_.cuModuleGetFunction(&fn, reinterpret_cast<CUmodule>(module), name.c_str());
+          if (r == CUDA_ERROR_NOT_FOUND) return std::nullopt;
+          GPUOPS_RETURN_IF_ERROR(Check(r, "cuModuleGetFunction", name));
+          return reinterpret_cast<uint64_t>(fn);
+        },
+        [&](const BookKernel& info) { return CrossCheckWithDriver(info); });
   }
 
   absl::Status Launch(const LaunchRequest& request) override {
-    const auto* kernel = static_cast<const CudaKernel*>(request.kernel.info());
-    if (kernel == nullptr || kernel->owner != this) {
-      return absl::InvalidArgumentError(StrCat("cuda launch ", request.kernel.name(),
-                                               ": the kernel handle is not from this backend"));
-    }
-    if (!kernel->live.load(std::memory_order_relaxed)) {
-      return absl::FailedPreconditionError(
-          StrCat("cuda launch ", kernel->name(), ": its module ", kernel->module, " was unloaded"));
-    }
-    // cuLaunchKernel reads one value per compiled parameter: never hand it fewer.
-    if (request.args.size() != kernel->signature.params.size()) {
-      return absl::InternalError(StrCat("cuda launch ", kernel->name(), ": ", request.args.size(),
-                                        " arguments, the kernel takes ",
-                                        kernel->signature.params.size()));
-    }
+    GPUOPS_ASSIGN_OR_RETURN(const BookKernel* kernel, modules_.ForLaunch(request));
     GPUOPS_RETURN_IF_ERROR(EnterStream(request.stream, "launch", /*capturable=*/true));
     auto fn = reinterpret_cast<CUfunction>(kernel->native);
-    if (request.shared_mem_bytes > kernel->shared_mem_allowed.load(std::memory_order_acquire)) {
-      std::lock_guard<std::mutex> lock(kernel->opt_in_mu);
-      if (request.shared_mem_bytes > kernel->shared_mem_allowed.load(std::memory_order_relaxed)) {
-        GPUOPS_RETURN_IF_ERROR(Check(
-            api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                    static_cast<int>(request.shared_mem_bytes)),
-            StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=", request.shared_mem_bytes,
-                   ")"),
-            kernel->name()));
-        kernel->shared_mem_allowed.store(request.shared_mem_bytes, std::memory_order_release);
-      }
-    }
+    GPUOPS_RETURN_IF_ERROR(RaiseSharedMemory(*kernel, request.shared_mem_bytes, [&] {
+      return Check(api_.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           static_cast<int>(request.shared_mem_bytes)),
+                   StrCat("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES=",
+                          request.shared_mem_bytes, ")"),
+                   kernel->name());
+    }));
     return Check(api_.cuLaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z,
                                      request.block.x, request.block.y, request.block.z,
                                      request.shared_mem_bytes, Native(request.stream),
@@ -275,23 +187,14 @@ class CudaBackend final : public GpuBackend {
     CUstream s = nullptr;
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
-    MutexLock lock(&mu_);
-    streams_.insert(s);
+    book_.AddStream(reinterpret_cast<uint64_t>(s));
     return StreamHandle{reinterpret_cast<uint64_t>(s)};
   }
 
   absl::Status DestroyStream(StreamHandle stream) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    CUstream s = Native(stream);
-    {
-      MutexLock lock(&mu_);
-      if (s == nullptr || streams_.erase(s) == 0) {
-        return absl::InvalidArgumentError(
-            StrCat("cuda DestroyStream: stream ", stream.id, " was not created here"));
-      }
-      capturing_.erase(s);
-    }
-    return Check(api_.cuStreamDestroy(s), "cuStreamDestroy");
+    GPUOPS_RETURN_IF_ERROR(book_.RemoveStream(stream.id, "DestroyStream"));
+    return Check(api_.cuStreamDestroy(Native(stream)), "cuStreamDestroy");
   }
 
   absl::Status SynchronizeStream(StreamHandle stream) override {
@@ -303,42 +206,31 @@ class CudaBackend final : public GpuBackend {
     GPUOPS_RETURN_IF_ERROR(Enter());
     CUevent e = nullptr;
     GPUOPS_RETURN_IF_ERROR(Check(api_.cuEventCreate(&e, 0), "cuEventCreate"));
-    MutexLock lock(&mu_);
-    events_[e] = false;
+    book_.AddEvent(reinterpret_cast<uint64_t>(e));
     return EventHandle{reinterpret_cast<uint64_t>(e)};
   }
 
   absl::Status DestroyEvent(EventHandle event) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    auto e = reinterpret_cast<CUevent>(event.id);
-    {
-      MutexLock lock(&mu_);
-      if (events_.erase(e) == 0) {
-        return absl::InvalidArgumentError(
-            StrCat("cuda DestroyEvent: event ", event.id, " was not created here"));
-      }
-    }
-    return Check(api_.cuEventDestroy(e), "cuEventDestroy");
+    GPUOPS_RETURN_IF_ERROR(book_.RemoveEvent(event.id, "DestroyEvent"));
+    return Check(api_.cuEventDestroy(reinterpret_cast<CUevent>(event.id)), "cuEventDestroy");
   }
 
   absl::Status RecordEvent(EventHandle event, StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "RecordEvent", /*capturable=*/true));
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(event, "RecordEvent"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckEvent(event.id, "RecordEvent"));
     GPUOPS_RETURN_IF_ERROR(Check(
         api_.cuEventRecord(reinterpret_cast<CUevent>(event.id), Native(stream)), "cuEventRecord"));
-    MutexLock lock(&mu_);
-    if (auto it = events_.find(reinterpret_cast<CUevent>(event.id)); it != events_.end()) {
-      it->second = true;
-    }
+    book_.MarkRecorded(event.id);
     return absl::OkStatus();
   }
 
   absl::StatusOr<float> ElapsedMs(EventHandle start, EventHandle end) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs"));
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs"));
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(start, "ElapsedMs", /*recorded=*/true));
-    GPUOPS_RETURN_IF_ERROR(CheckEvent(end, "ElapsedMs", /*recorded=*/true));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckEvent(start.id, "ElapsedMs"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckEvent(end.id, "ElapsedMs"));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckEvent(start.id, "ElapsedMs", /*recorded=*/true));
+    GPUOPS_RETURN_IF_ERROR(book_.CheckEvent(end.id, "ElapsedMs", /*recorded=*/true));
     GPUOPS_RETURN_IF_ERROR(
         Check(api_.cuEventSynchronize(reinterpret_cast<CUevent>(end.id)), "cuEventSynchronize"));
     float ms = 0;
@@ -355,72 +247,41 @@ class CudaBackend final : public GpuBackend {
 
   absl::Status BeginCapture(StreamHandle stream) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    CUstream s = Native(stream);
-    {
-      MutexLock lock(&mu_);
-      if (s == nullptr || !streams_.contains(s)) {
-        return absl::InvalidArgumentError(
-            StrCat("cuda BeginCapture: stream ", stream.id,
-                   " is not a created stream (the default stream cannot be captured)"));
-      }
-      if (capturing_.contains(s)) {
-        return absl::FailedPreconditionError(
-            StrCat("cuda BeginCapture: stream ", stream.id, " is already capturing"));
-      }
-    }
-    GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                                 "cuStreamBeginCapture"));
-    MutexLock lock(&mu_);
-    capturing_.insert(s);
+    GPUOPS_RETURN_IF_ERROR(book_.CheckCanCapture(stream.id));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuStreamBeginCapture(Native(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+              "cuStreamBeginCapture"));
+    book_.MarkCapturing(stream.id);
     return absl::OkStatus();
   }
 
   absl::StatusOr<GraphHandle> EndCapture(StreamHandle stream) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    CUstream s = Native(stream);
-    {
-      MutexLock lock(&mu_);
-      if (capturing_.erase(s) == 0) {
-        return absl::FailedPreconditionError(
-            StrCat("cuda EndCapture: stream ", stream.id, " is not capturing"));
-      }
-    }
+    GPUOPS_RETURN_IF_ERROR(book_.EndCapture(stream.id));
     CUgraph graph = nullptr;
-    GPUOPS_RETURN_IF_ERROR(Check(api_.cuStreamEndCapture(s, &graph), "cuStreamEndCapture"));
+    GPUOPS_RETURN_IF_ERROR(
+        Check(api_.cuStreamEndCapture(Native(stream), &graph), "cuStreamEndCapture"));
     CUgraphExec exec = nullptr;
     absl::Status s2 =
         Check(api_.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags");
     api_.cuGraphDestroy(graph);
     GPUOPS_RETURN_IF_ERROR(s2);
-    MutexLock lock(&mu_);
-    graphs_.insert(exec);
+    book_.AddGraph(reinterpret_cast<uint64_t>(exec));
     return GraphHandle{reinterpret_cast<uint64_t>(exec)};
   }
 
   absl::Status LaunchGraph(GraphHandle graph, StreamHandle stream = {}) override {
     GPUOPS_RETURN_IF_ERROR(EnterStream(stream, "LaunchGraph", /*capturable=*/false));
-    auto exec = reinterpret_cast<CUgraphExec>(graph.id);
-    {
-      MutexLock lock(&mu_);
-      if (!graphs_.contains(exec)) {
-        return absl::InvalidArgumentError(
-            StrCat("cuda LaunchGraph: graph ", graph.id, " does not exist"));
-      }
-    }
-    return Check(api_.cuGraphLaunch(exec, Native(stream)), "cuGraphLaunch");
+    GPUOPS_RETURN_IF_ERROR(book_.CheckGraph(graph.id, "LaunchGraph"));
+    return Check(api_.cuGraphLaunch(reinterpret_cast<CUgraphExec>(graph.id), Native(stream)),
+                 "cuGraphLaunch");
   }
 
   absl::Status DestroyGraph(GraphHandle graph) override {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    auto exec = reinterpret_cast<CUgraphExec>(graph.id);
-    {
-      MutexLock lock(&mu_);
-      if (graphs_.erase(exec) == 0) {
-        return absl::InvalidArgumentError(
-            StrCat("cuda DestroyGraph: graph ", graph.id, " does not exist"));
-      }
-    }
-    return Check(api_.cuGraphExecDestroy(exec), "cuGraphExecDestroy");
+    GPUOPS_RETURN_IF_ERROR(book_.RemoveGraph(graph.id, "DestroyGraph"));
+    return Check(api_.cuGraphExecDestroy(reinterpret_cast<CUgraphExec>(graph.id)),
+                 "cuGraphExecDestroy");
   }
 
  private:
@@ -428,10 +289,7 @@ class CudaBackend final : public GpuBackend {
 
   // Fails fast once poisoned; makes the primary context current on this thread.
   absl::Status Enter() {
-    if (poisoned_flag_.load(std::memory_order_acquire)) {
-      MutexLock lock(&poison_mu_);
-      return poisoned_;
-    }
+    GPUOPS_RETURN_IF_ERROR(book_.Poisoned());
     return MakeCurrent();
   }
 
@@ -445,88 +303,21 @@ class CudaBackend final : public GpuBackend {
 
   absl::Status EnterStream(StreamHandle stream, std::string_view call, bool capturable) {
     GPUOPS_RETURN_IF_ERROR(Enter());
-    if (stream.id == 0) return absl::OkStatus();
-    MutexLock lock(&mu_);
-    CUstream s = Native(stream);
-    if (!streams_.contains(s)) {
-      return absl::InvalidArgumentError(
-          StrCat("cuda ", call, ": stream ", stream.id, " was not created here"));
-    }
-    if (!capturable && capturing_.contains(s)) {
-      return absl::FailedPreconditionError(
-          StrCat("cuda ", call, ": stream ", stream.id,
-                 " is capturing a graph; this call would break it"));
-    }
-    return absl::OkStatus();
-  }
-
-  // `recorded`: the event must also have been recorded (ElapsedMs).
-  absl::Status CheckEvent(EventHandle event, std::string_view call, bool recorded = false) {
-    MutexLock lock(&mu_);
-    auto it = events_.find(reinterpret_cast<CUevent>(event.id));
-    if (it == events_.end()) {
-      return absl::InvalidArgumentError(
-          StrCat("cuda ", call, ": event ", event.id, " was not created here"));
-    }
-    if (recorded && !it->second) {
-      return absl::FailedPreconditionError(
-          StrCat("cuda ", call, ": event ", event.id, " was never recorded"));
-    }
-    return absl::OkStatus();
-  }
-
-  // [ptr, ptr + bytes) as the driver would see it: inside one allocation of this backend, or in
-  // memory it did not allocate (another library's: the driver checks that). A range that starts
-  // in one of ours and runs past its end, or points into one that was freed, is refused here.
-  absl::Status CheckRange(DevicePtr ptr, uint64_t bytes, std::string_view what) {
-    MutexLock lock(&mu_);
-    const uint64_t addr = ptr.address();
-    auto it = allocations_.upper_bound(addr);
-    if (it != allocations_.begin()) {
-      --it;
-      const uint64_t offset = addr - it->first;
-      if (offset < std::max<uint64_t>(it->second, 1)) {
-        if (bytes > it->second - offset) {
-          return absl::OutOfRangeError(StrCat("cuda ", what, ": ", bytes, " bytes at 0x", Hex(addr),
-                                              " run past the end of the allocation (", it->second,
-                                              " bytes at 0x", Hex(it->first), ", offset ", offset,
-                                              ")"));
-        }
-        return absl::OkStatus();
-      }
-    }
-    auto freed = freed_.upper_bound(addr);
-    if (freed != freed_.begin()) {
-      --freed;
-      if (addr - freed->first < std::max<uint64_t>(freed->second, 1)) {
-        return absl::FailedPreconditionError(StrCat("cuda ", what, ": 0x", Hex(addr),
-                                                    " points into an allocation that was freed "
-                                                    "(use after free)"));
-      }
-    }
-    return absl::OkStatus();
+    return book_.CheckStream(stream.id, call, capturable);
   }
 
   // Maps a driver result to a Status; a sticky fault poisons the backend.
   absl::Status Check(CUresult r, std::string_view call, std::string_view kernel = {}) {
     if (r == CUDA_SUCCESS) return absl::OkStatus();
     absl::Status s = CudaError(api_, r, call, kernel);
-    if (IsStickyError(r)) {
-      MutexLock lock(&poison_mu_);
-      if (!poisoned_flag_.load()) {
-        poisoned_ = absl::InternalError(
-            StrCat("cuda backend is poisoned by an earlier device fault (every later call fails): ",
-                   s.message()));
-        poisoned_flag_.store(true, std::memory_order_release);
-      }
-      return absl::InternalError(s.message());
-    }
+    if (IsStickyError(r)) return book_.Poison(s);
     return s;
   }
 
   // The driver's view of the parameter list must equal what the image promised.
-  absl::Status CrossCheckWithDriver(CUfunction fn, const CudaKernel& info) {
+  absl::Status CrossCheckWithDriver(const BookKernel& info) {
     if (api_.cuFuncGetParamInfo == nullptr) return absl::OkStatus();  // driver < 12.4
+    auto fn = reinterpret_cast<CUfunction>(info.native);
     std::vector<KernelParam> driver;
     for (size_t i = 0;; ++i) {
       size_t offset = 0;
@@ -565,21 +356,8 @@ class CudaBackend final : public GpuBackend {
   CUcontext context_;
   DeviceInfo info_;
 
-  std::atomic<bool> poisoned_flag_{false};
-  Mutex poison_mu_;
-  absl::Status poisoned_ ABSL_GUARDED_BY(poison_mu_);
-
-  Mutex mu_;
-  std::map<uint64_t, std::unique_ptr<CudaModule>> modules_ ABSL_GUARDED_BY(mu_);
-  uint64_t next_module_ ABSL_GUARDED_BY(mu_) = 1;
-  absl::flat_hash_set<CUstream> streams_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<CUstream> capturing_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<CUevent, bool> events_ ABSL_GUARDED_BY(mu_);  // -> recorded
-  // Live allocations and freed ones, base -> bytes: copies and frees are checked against them.
-  std::map<uint64_t, uint64_t> allocations_ ABSL_GUARDED_BY(mu_);
-  std::map<uint64_t, uint64_t> freed_ ABSL_GUARDED_BY(mu_);
-  static constexpr size_t kFreedRemembered = 1 << 16;
-  absl::flat_hash_set<CUgraphExec> graphs_ ABSL_GUARDED_BY(mu_);
+  DeviceBook book_{"cuda"};
+  ModuleBook modules_;
 };
 
 absl::StatusOr<DeviceInfo> QueryDevice(const DriverApi& api, CUdevice device) {

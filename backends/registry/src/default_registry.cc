@@ -1,6 +1,7 @@
 #include "gpuops/backends/default_registry.h"
 
 #include "gpuops/cuda/cuda_backend.h"
+#include "gpuops/hip/hip_backend.h"
 #include "gpuops/mock/recording_backend.h"
 
 namespace gpuops {
@@ -17,6 +18,17 @@ BackendRegistry* BuildRegistry() {
         if (GPUOPS_CUDA_KERNELS_EMBEDDED) return absl::OkStatus();
         return absl::FailedPreconditionError(
             "this build embeds no CUDA kernels (build the cuda preset to run ops on the GPU)");
+      },
+  });
+  (void)registry->Register(BackendFactory{
+      .name = "hip",
+      .probe = [] { return hip::ProbeHip(); },
+      .create = [] { return hip::CreateHipBackend(0); },
+      .auto_priority = 10,
+      .served = []() -> absl::Status {
+        if (GPUOPS_HIP_KERNELS_EMBEDDED) return absl::OkStatus();
+        return absl::FailedPreconditionError(
+            "this build embeds no HIP kernels (build the hip preset to run ops on an AMD GPU)");
       },
   });
   (void)registry->Register(BackendFactory{

@@ -22,6 +22,9 @@ struct ModuleImage {
   std::string_view name;             // family name: "dense"
   absl::Span<const uint8_t> fatbin;  // empty when the build had no nvcc
   std::string_view signatures_text;  // the family's signatures.txt
+  // The clang offload bundle of AMD code objects hipcc built (one per gfx target); empty when
+  // the build had no hipcc or the family has no HIP kernels.
+  absl::Span<const uint8_t> hip_bundle = {};
 };
 
 enum class ArgKind : uint8_t { kPtr, kU32, kI32, kU64, kF32, kBytes };

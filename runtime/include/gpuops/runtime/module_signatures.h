@@ -15,7 +15,8 @@ namespace gpuops {
 // When the image carries a fatbin, parameter offsets and sizes come from the fatbin's cubin for
 // the device's architecture and must agree with signatures.txt (kFailedPrecondition with a diff
 // otherwise); without one, they come from signatures.txt, whose per-kernel architecture list
-// decides which kernels the device gets.
+// decides which kernels the device gets. An AMD device (DeviceInfo::amd_target) reads the HIP
+// section instead, checked the same way against the image's code-object bundle when it has one.
 absl::StatusOr<std::vector<KernelSignature>> ResolveModuleSignatures(const ModuleImage& image,
                                                                      const DeviceInfo& device);
 

@@ -68,6 +68,9 @@ struct GraphHandle {
 // What a backend reports about its device. Limits feed KernelLaunch's validation.
 struct DeviceInfo {
   std::string name;
+  // An AMD device's code-object target ("gfx90a"; its features such as ":sramecc+" left off);
+  // empty on NVIDIA devices, whose architecture is arch_major / arch_minor.
+  std::string amd_target;
   int arch_major = 0;
   int arch_minor = 0;
   // True when arch-specific features ("sm_90a": wgmma, setmaxnreg) are usable.
@@ -82,8 +85,9 @@ struct DeviceInfo {
   uint64_t total_memory_bytes = 0;
   uint64_t l2_bytes = 0;
 
-  // "sm_90a", "sm_80"; the spelling signatures.txt and fatbins use.
+  // "sm_90a", "sm_80", "gfx90a"; the spelling signatures.txt, fatbins and bundles use.
   std::string arch_name() const;
+  bool is_amd() const { return !amd_target.empty(); }
 };
 
 }  // namespace gpuops

@@ -79,6 +79,24 @@ absl::Status RunLaunches(absl::Span<const KernelLaunch> launches, StreamHandle s
   return absl::OkStatus();
 }
 
+absl::StatusOr<TensorMapDesc> CheckTensorMap(const HostLaunch& l, const TensorMapBytes& bytes,
+                                             std::string_view label, TensorMapDataType type,
+                                             uint32_t rows, uint32_t k, uint32_t box_rows,
+                                             uint32_t box_k) {
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc d, DecodeHostTensorMap(bytes));
+  const uint32_t bytes_per = ElementBytes(type);
+  if (d.rank != 2 || d.data_type != type || d.global_dims[0] != k || d.global_dims[1] != rows ||
+      d.box_dims[0] != box_k || d.box_dims[1] != box_rows ||
+      d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * bytes_per) {
+    return absl::InvalidArgumentError(StrCat(
+        l.kernel(), ": ", label, " describes a ", d.global_dims[1], " x ", d.global_dims[0],
+        " tensor with box ", d.box_dims[1], " x ", d.box_dims[0], "; the kernel needs ", rows,
+        " x ", k, " ", bytes_per, "-byte elements with box ", box_rows, " x ", box_k,
+        " and 128-byte swizzle"));
+  }
+  return d;
+}
+
 absl::Status RequireBlock(const HostLaunch& l, Dim3 want) {
   if (l.block() == want) return absl::OkStatus();
   return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",

@@ -339,6 +339,14 @@ void ForEachNFastTile(const HostLaunch& l, uint32_t m, uint32_t n, uint32_t tile
 // kInvalidArgument unless the launch's block is `want` (kernels whose warps assume their block).
 absl::Status RequireBlock(const HostLaunch& l, Dim3 want);
 
+// The tensor map a TMA kernel received, decoded, when it describes a row-major rows x k operand
+// of `type` with rows contiguous in k, the kernel's box (box_rows x box_k) and 128-byte swizzle;
+// kInvalidArgument naming the argument (`label`) otherwise.
+absl::StatusOr<TensorMapDesc> CheckTensorMap(const HostLaunch& l, const TensorMapBytes& bytes,
+                                             std::string_view label, TensorMapDataType type,
+                                             uint32_t rows, uint32_t k, uint32_t box_rows,
+                                             uint32_t box_k);
+
 // kInvalidArgument unless argument `what` (ArgLabel) is `alignment`-byte aligned, as the
 // kernel's vector loads need: the device would fault with a misaligned address.
 absl::Status RequireArgAligned(const HostLaunch& l, DevicePtr p, std::string_view what,

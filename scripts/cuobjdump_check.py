@@ -19,6 +19,8 @@ def parse_signatures(path):
         if not line or line.startswith("#"):
             continue
         fields = line.split()
+        if fields[0] == "hip-arch":
+            break  # the HIP section: AMD code objects, not in the fatbin
         if fields[0] == "arch":
             arch = fields[1]
             continue

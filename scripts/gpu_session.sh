@@ -33,7 +33,7 @@ if want tests; then
   for t in .gpu/bin/*_test; do
     name=$(basename "$t")
     start=$(date +%s)
-    timeout 240 "$t" --gtest_output=xml:"$logs/$name.xml" >"$logs/$name.log" 2>&1
+    timeout 420 "$t" --gtest_output=xml:"$logs/$name.xml" >"$logs/$name.log" 2>&1
     rc=$?
     passed=$(grep -oP '^\[  PASSED  \] \K[0-9]+' "$logs/$name.log" || echo 0)
     failed=$(grep -oP '^\[  FAILED  \] \K[0-9]+(?= tests?, listed below)' "$logs/$name.log" || echo 0)

@@ -230,22 +230,6 @@ absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
-// A tensor map must describe a rows x k BF16 operand with the kernel's box and 128-byte swizzle.
-absl::StatusOr<TensorMapDesc> CheckTensorMap(const HostLaunch& l, const TensorMapBytes& bytes,
-                                             std::string_view label, uint32_t rows, uint32_t k,
-                                             uint32_t box_rows, uint32_t box_k) {
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc d, DecodeHostTensorMap(bytes));
-  if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 || d.global_dims[0] != k ||
-      d.global_dims[1] != rows || d.box_dims[0] != box_k || d.box_dims[1] != box_rows ||
-      d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * 2) {
-    return absl::InvalidArgumentError(
-        StrCat(l.kernel(), ": ", label, " describes a ", d.global_dims[1], " x ", d.global_dims[0],
-               " tensor with box ", d.box_dims[1], " x ", d.box_dims[0], "; the kernel needs ",
-               rows, " x ", k, " BF16 with box ", box_rows, " x ", box_k, " and 128-byte swizzle"));
-  }
-  return d;
-}
-
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
 // [N, K] operands with the kernel's boxes and swizzle; block b walks units b, b + grid.x, ...
 // kSplitK: unit u is tile u % tiles over the k-blocks of split u / tiles (SplitKBlocks), whose
@@ -273,9 +257,9 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
                                                " (one k-block of ", T::kK, " per split at least)"));
     }
   }
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map),
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map), TensorMapDataType::kBF16,
                                                               m, k, T::kM, T::kK));
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map, CheckTensorMap(l, args.b_map, ArgLabel(&Args::b_map),
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map, CheckTensorMap(l, args.b_map, ArgLabel(&Args::b_map), TensorMapDataType::kBF16,
                                                               n, k, T::kN, T::kK));
   GemmView g{.m = m, .n = n, .k = k, .ldb = static_cast<uint32_t>(b_map.global_strides[1] / 2)};
   GPUOPS_ASSIGN_OR_RETURN(

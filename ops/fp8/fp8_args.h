@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "gpuops/runtime/kernel_args.h"
+#include "gpuops/runtime/tensor_map.h"
 #include "gpuops/runtime/types.h"
 
 namespace gpuops::ops::fp8 {
@@ -19,6 +20,12 @@ GPUOPS_KERNEL_ARGS(Fp8Args, (DevicePtr, input), (DevicePtr, weight), (DevicePtr,
 // r · c_row_stride (so one launch writes its slot of a packed [m, q|k|v] row buffer).
 // w8a16_gemm_m16_strided, w8a16_gemv_batch16_strided and the 64-row and 8-warp kernels.
 GPUOPS_KERNEL_ARGS(Fp8StridedArgs, (DevicePtr, input), (DevicePtr, weight),
+                   (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m), (uint32_t, n),
+                   (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride));
+
+// The weight as a TMA tensor map ([N, K] E4M3, box 16 rows x 128 k, 128-byte swizzle) in place
+// of its pointer, then the strided list: w8a16_gemv_tc_m8 and _m16.
+GPUOPS_KERNEL_ARGS(Fp8TmaArgs, (TensorMapBytes, weight_map), (DevicePtr, input),
                    (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m), (uint32_t, n),
                    (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride));
 

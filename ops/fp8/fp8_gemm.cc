@@ -1,6 +1,7 @@
 #include "ops/fp8/fp8_gemm.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
@@ -102,7 +103,18 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
                                        StrCat("m=", m, " rows of n=", n, " BF16, ", ldc,
                                               " apart")));
-  return RequireGridFits(spec.kernel, TileGrid(spec, 1, n), device, StrCat("n=", n));
+  return RequireGridFits(spec.kernel, Dims(spec, n).grid, device, StrCat("n=", n));
+}
+
+LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n) const {
+  Dim3 grid = TileGrid(spec, 1, n);
+  if (spec.order == GridOrder::kPersistent) {
+    const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
+    grid = {static_cast<uint32_t>(std::min<uint64_t>(TileCount(spec, 1, n),
+                                                     sms * spec.extra.blocks_per_sm)),
+            1, 1};
+  }
+  return {grid, spec.block, spec.shared_mem_bytes};
 }
 
 absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) const {
@@ -110,8 +122,21 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   GemmPlan plan;
   plan.variant = spec.variant;
   plan.variant_name = spec.name;
-  const LaunchDims dims{TileGrid(spec, 1, args.w.n), spec.block, spec.shared_mem_bytes};
+  const LaunchDims dims = Dims(spec, args.w.n);
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
+  std::optional<TensorMapBytes> weight_map;
+  if (spec.shape == ArgShape::kTma) {
+    // [N, K] bytes as TMA sees them: dims (K, N), box (128 k, 16 rows), 128-byte swizzle.
+    TensorMapDesc d;
+    d.data_type = TensorMapDataType::kU8;
+    d.rank = 2;
+    d.global_address = args.w.weight.ptr();
+    d.global_dims = {args.w.k, args.w.n};
+    d.global_strides = {0, args.w.k};
+    d.box_dims = {kBlock, spec.tile_n};
+    d.swizzle = TensorMapSwizzle::k128B;
+    GPUOPS_ASSIGN_OR_RETURN(weight_map, gpu_->EncodeTensorMap(d));
+  }
   // One launch per max_m rows (a single one unless the variant runs slabs).
   for (uint32_t row0 = 0; row0 < args.m; row0 += spec.max_m) {
     const Fp8StridedArgs list{
@@ -124,7 +149,18 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
         .k = args.w.k,
         .a_row_stride = lda,
         .c_row_stride = ldc};
-    if (const auto* kernel = kernels_.Get<Fp8StridedArgs>(v)) {
+    if (const auto* tma = kernels_.Get<Fp8TmaArgs>(v); tma != nullptr && weight_map) {
+      plan.launches.push_back(tma->Launch(*gpu_, dims,
+                                          {.weight_map = *weight_map,
+                                           .input = list.input,
+                                           .block_scale = list.block_scale,
+                                           .output = list.output,
+                                           .m = list.m,
+                                           .n = list.n,
+                                           .k = list.k,
+                                           .a_row_stride = lda,
+                                           .c_row_stride = ldc}));
+    } else if (const auto* kernel = kernels_.Get<Fp8StridedArgs>(v)) {
       plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
     } else if (const auto* contiguous = kernels_.Get<Fp8Args>(v)) {
       plan.launches.push_back(contiguous->Launch(*gpu_, dims,
@@ -146,14 +182,23 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   absl::InlinedVector<Variant, 4> order;
   const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
   const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
+  // The seed's kernels where the tensor-core ones are not shipped (before sm_90) or refuse.
+  const Variant seed = TileCount(kVariants[Variant::kM16W8], 1, args.w.n) <= sms
+                           ? Variant::kM16W8
+                           : (contiguous ? Variant::kM16 : Variant::kM16Strided);
+  // tc_m8's persistent blocks pay off when the 16-row tiles outnumber the blocks the SMs hold;
+  // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
+  const bool many_tiles = TileCount(kVariants[Variant::kTcM8], 1, args.w.n) >
+                          sms * kVariants[Variant::kTcM8].extra.blocks_per_sm;
   if (args.m > 16) {
     order = {Variant::kM64};
   } else if (args.m <= 8) {
-    order = {Variant::kTcM8, Variant::kTcM16};
-  } else if (TileCount(kVariants[Variant::kM16W8], 1, args.w.n) <= sms) {
-    order = {Variant::kM16W8, Variant::kTcM16};
+    order = many_tiles ? absl::InlinedVector<Variant, 4>{Variant::kTcM8, Variant::kTcM8Ldg,
+                                                        Variant::kTcM16, seed}
+                       : absl::InlinedVector<Variant, 4>{Variant::kTcM8Ldg, Variant::kTcM8,
+                                                        Variant::kTcM16, seed};
   } else {
-    order = {contiguous ? Variant::kM16 : Variant::kM16Strided, Variant::kTcM16};
+    order = {Variant::kTcM16, seed};
   }
   absl::Status last = absl::FailedPreconditionError("fp8: no variant");
   for (Variant v : order) {

@@ -116,11 +116,14 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher (tensor-core variants only; the scalar ones run only when named), measured on
-  // the H200 at M = 1 and 16 on the Llama-3-8B shapes (bench/NOTES.md run 35):
-  //   M <= 8:     tc_m8, the fastest variant on every shape;
-  //   M <= 16:    m16_w8 when its 32-column tiles number no more than the SMs (o, down: one
-  //               block an SM, and 8 warps keep more loads in flight), else m16 (m16_strided
-  //               for pitched rows), which beat tc_m16 on qkv, gate_up and lm_head;
+  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-36):
+  //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
+  //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
+  //               register loads: qkv, o, down); then the other, then tc_m16;
+  //   M <= 16:    tc_m16;
+  //   where those are not shipped (tc_m8, tc_m16 before sm_90) or refuse: m16_w8 when its
+  //               32-column tiles number no more than the SMs, else m16 (m16_strided for
+  //               pitched rows);
   //   M > 16:     m64 (in 64-row slabs past 64).
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
@@ -130,10 +133,12 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   friend class PlannedGemm<Fp8Gemm, Variant, GemmArgs>;
   // The launches of a variant CanImplement has accepted.
   absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
+  // Grid, block and shared memory of a variant's launch over n columns.
+  LaunchDims Dims(const VariantSpec& spec, uint32_t n) const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;
-  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs> kernels_;
+  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs> kernels_;
 };
 
 // Host emulations of every FP8 kernel, for backends without a GPU.

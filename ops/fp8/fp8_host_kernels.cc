@@ -4,11 +4,15 @@
 // does), at the launch's row pitches; so a launcher that passes a wrong pitch, a short grid or an
 // under-sized buffer produces unwritten outputs, damaged neighbours or an error naming the kernel
 // and argument. The kernels' warps assume their block, so any other block is refused; an operand
-// or pitch the device would fault on (cp.async needs 16-byte rows) is refused too.
+// or pitch the device would fault on (16-byte loads need 16-byte rows) is refused too. The
+// persistent kernels (tc_m8, tc_m16) take the weight as a tensor map, which must describe it.
 //
 // Every kernel is emulated by the strict order of the scalar kernels (StrictOrderGemm): bit-exact
 // for those, within the tensor-core bound for the others.
+#include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "gpuops/runtime/bf16.h"
@@ -21,50 +25,100 @@
 namespace gpuops::ops::fp8 {
 namespace {
 
+// What every FP8 kernel's argument list says, whichever list it is.
+struct Operands {
+  DevicePtr input, weight, block_scale, output;
+  uint32_t m = 0, n = 0, k = 0, lda = 0, ldc = 0;
+  std::string_view weight_label, input_label, block_scale_label, output_label;
+};
+
+template <typename Args>
+absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const Args& args) {
+  Operands o{.input = args.input,
+             .block_scale = args.block_scale,
+             .output = args.output,
+             .m = args.m,
+             .n = args.n,
+             .k = args.k,
+             .lda = args.k,
+             .ldc = args.n,
+             .input_label = ArgLabel(&Args::input),
+             .block_scale_label = ArgLabel(&Args::block_scale),
+             .output_label = ArgLabel(&Args::output)};
+  if constexpr (std::is_same_v<Args, Fp8TmaArgs>) {
+    // The weight is where its tensor map points: [n, k] bytes, rows k apart, the kernel's box.
+    GPUOPS_ASSIGN_OR_RETURN(
+        TensorMapDesc d, CheckTensorMap(l, args.weight_map, ArgLabel(&Args::weight_map),
+                                        TensorMapDataType::kU8, args.n, args.k, TcM8Tile::kN,
+                                        TcM8Tile::kBoxK));
+    if (d.global_strides[1] != args.k) {
+      return absl::InvalidArgumentError(StrCat(l.kernel(), ": weight_map rows are ",
+                                               d.global_strides[1], " bytes apart, the weight's ",
+                                               args.k));
+    }
+    o.weight = d.global_address;
+    o.weight_label = ArgLabel(&Args::weight_map);
+  } else {
+    o.weight = args.weight;
+    o.weight_label = ArgLabel(&Args::weight);
+  }
+  if constexpr (!std::is_same_v<Args, Fp8Args>) {
+    o.lda = args.a_row_stride;
+    o.ldc = args.c_row_stride;
+  }
+  return o;
+}
+
 template <typename Args>
 absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   const VariantSpec& spec = kVariants[v];
   GPUOPS_RETURN_IF_ERROR(RequireBlock(l, spec.block));
-  GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
-  uint32_t lda = args.k, ldc = args.n;
-  if constexpr (std::is_same_v<Args, Fp8StridedArgs>) {
-    lda = args.a_row_stride;
-    ldc = args.c_row_stride;
+  if (l.shared_mem_bytes() < spec.shared_mem_bytes) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with ", l.shared_mem_bytes(),
+                                             " bytes of shared memory, it needs ",
+                                             spec.shared_mem_bytes));
   }
-  const uint32_t rows = std::min(args.m, spec.max_m);
-  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(rows, args.n), args.k)));
-  if (args.k % kBlock != 0) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": k=", args.k,
+  GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
+  GPUOPS_ASSIGN_OR_RETURN(const Operands o, OperandsOf(l, args));
+  const uint32_t rows = std::min(o.m, spec.max_m);
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(rows, o.n), o.k)));
+  if (o.k % kBlock != 0) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": k=", o.k,
                                              " is not a multiple of 128 (one scale per 128 k)"));
   }
-  if (lda < args.k || ldc < args.n) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": row pitches (a=", lda, ", c=", ldc,
-                                             ") do not cover k=", args.k, " and n=", args.n));
+  if (o.lda < o.k || o.ldc < o.n) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": row pitches (a=", o.lda, ", c=", o.ldc,
+                                             ") do not cover k=", o.k, " and n=", o.n));
   }
   if (spec.extra.stages_a) {
-    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.input, ArgLabel(&Args::input), 16));
-    if (lda % 8 != 0) {
+    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, o.input, o.input_label, 16));
+    if (o.lda % 8 != 0) {
       return absl::InvalidArgumentError(
-          StrCat(l.kernel(), ": a_row_stride=", lda, " leaves rows of A off 16-byte alignment: "
-                 "the device faults on its cp.async (CUDA_ERROR_MISALIGNED_ADDRESS)"));
+          StrCat(l.kernel(), ": a_row_stride=", o.lda, " leaves rows of A off 16-byte alignment: "
+                 "the device faults on its 16-byte loads (CUDA_ERROR_MISALIGNED_ADDRESS)"));
     }
   }
-  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.weight, ArgLabel(&Args::weight), 16));
-  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.block_scale, ArgLabel(&Args::block_scale), 4));
-  StridedView view{.n = args.n, .k = args.k, .lda = lda, .ldc = ldc};
-  GPUOPS_ASSIGN_OR_RETURN(view.a, mem.View<uint16_t>(args.input,
-                                                     PitchedElements(rows, args.k, lda),
-                                                     ArgLabel(&Args::input)));
-  GPUOPS_ASSIGN_OR_RETURN(view.weight, mem.View<uint8_t>(args.weight, uint64_t{args.n} * args.k,
-                                                         ArgLabel(&Args::weight)));
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, o.weight, o.weight_label, 16));
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, o.block_scale, o.block_scale_label, 4));
+  StridedView view{.n = o.n, .k = o.k, .lda = o.lda, .ldc = o.ldc};
+  GPUOPS_ASSIGN_OR_RETURN(view.a, mem.View<uint16_t>(o.input, PitchedElements(rows, o.k, o.lda),
+                                                     o.input_label));
+  GPUOPS_ASSIGN_OR_RETURN(view.weight,
+                          mem.View<uint8_t>(o.weight, uint64_t{o.n} * o.k, o.weight_label));
   GPUOPS_ASSIGN_OR_RETURN(view.block_scale,
-                          mem.View<float>(args.block_scale,
-                                          uint64_t{ScaleRows(args.n)} * (args.k / kBlock),
-                                          ArgLabel(&Args::block_scale)));
-  GPUOPS_ASSIGN_OR_RETURN(view.c, mem.View<uint16_t>(args.output,
-                                                     PitchedElements(rows, args.n, ldc),
-                                                     ArgLabel(&Args::output)));
-  ForEachNFastTile(l, rows, args.n, spec.tile_m, spec.tile_n, spec.tile_m, spec.tile_n,
+                          mem.View<float>(o.block_scale, uint64_t{ScaleRows(o.n)} * (o.k / kBlock),
+                                          o.block_scale_label));
+  GPUOPS_ASSIGN_OR_RETURN(view.c, mem.View<uint16_t>(o.output, PitchedElements(rows, o.n, o.ldc),
+                                                     o.output_label));
+  if (spec.order == GridOrder::kPersistent) {
+    // Block b walks tiles b, b + grid.x, ...: any grid of at least one block covers every tile.
+    if (rows == 0) return absl::OkStatus();
+    for (uint32_t col0 = 0; col0 < o.n; col0 += spec.tile_n) {
+      StrictOrderGemm(view, rows, col0, std::min(spec.tile_n, o.n - col0));
+    }
+    return absl::OkStatus();
+  }
+  ForEachNFastTile(l, rows, o.n, spec.tile_m, spec.tile_n, spec.tile_m, spec.tile_n,
                    [&](uint32_t, uint32_t tile_rows, uint32_t col0, uint32_t cols) {
                      StrictOrderGemm(view, tile_rows, col0, cols);
                    });
@@ -108,6 +162,9 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         fn = [v](const HostLaunch& l, HostMemory& mem) {
           return Emulate<Fp8StridedArgs>(v, l, mem);
         };
+        break;
+      case ArgShape::kTma:
+        fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8TmaArgs>(v, l, mem); };
         break;
     }
     registry.Register(spec.kernel, std::move(fn));

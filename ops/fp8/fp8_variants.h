@@ -6,7 +6,9 @@
 //
 // Every variant computes C[M,N] = A[M,K] · dequant(W)ᵀ: A and C BF16 rows (contiguous, or at the
 // strided variants' row pitches), W E4M3 [N, K] with FP32 128 x 128 block scales (fp8_format.h),
-// FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1): one block per column tile, every row.
+// FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1), one block per column tile and every row,
+// except tc_m8 and tc_m16: persistent (GridOrder::kPersistent), blocks_per_sm blocks a
+// multiprocessor walking the 16-column tiles.
 #pragma once
 
 #include <array>
@@ -26,6 +28,7 @@ enum class Variant : uint8_t {
   kM64,
   kTcM8,
   kTcM16,
+  kTcM8Ldg,
   kGemv,
   kGemvStrided,
 };
@@ -34,6 +37,7 @@ enum class Variant : uint8_t {
 enum class ArgShape : uint8_t {
   kContiguous,  // Fp8Args: rows k and n elements apart
   kStrided,     // Fp8StridedArgs: a_row_stride and c_row_stride
+  kTma,         // Fp8TmaArgs: the weight as a TMA tensor map, then the strided list
 };
 
 struct Fp8Extra {
@@ -41,6 +45,9 @@ struct Fp8Extra {
   bool stages_a = true;
   // The op runs the kernel once per max_m-row slab of A and C, so any M is served.
   bool row_slabs = false;
+  // Persistent variants: the most blocks a multiprocessor holds (the grid is
+  // min(tiles, blocks_per_sm x SMs)).
+  uint32_t blocks_per_sm = 1;
   friend constexpr bool operator==(Fp8Extra, Fp8Extra) = default;
 };
 
@@ -112,26 +119,43 @@ inline constexpr VariantTable kVariants(
         {.variant = Variant::kTcM8,
          .name = "tc_m8",
          .kernel = "w8a16_gemv_tc_m8",
-         .shape = ArgShape::kStrided,
+         .shape = ArgShape::kTma,
          .tile_m = TcM8Tile::kMaxM,
          .tile_n = TcM8Tile::kN,
          .block = {TcM8Tile::kThreads, 1, 1},
          .shared_mem_bytes = TcM8Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
          .k_multiple = 128,
          .max_m = TcM8Tile::kMaxM,
-         .summary = "M <= 8: weights as the mma's A operand, 16 rows a block loaded straight "
-                    "into registers, 8 warps splitting K"},
+         .summary = "M <= 8 (sm_90): weights as the mma's A operand, streamed by TMA through "
+                    "a ring per warp; persistent blocks walk 16-row weight tiles, 8 warps "
+                    "splitting K",
+         .extra = {.blocks_per_sm = TcM8Tile::kBlocksPerSm}},
         {.variant = Variant::kTcM16,
          .name = "tc_m16",
          .kernel = "w8a16_gemv_tc_m16",
-         .shape = ArgShape::kStrided,
+         .shape = ArgShape::kTma,
          .tile_m = TcM16Tile::kMaxM,
          .tile_n = TcM16Tile::kN,
          .block = {TcM16Tile::kThreads, 1, 1},
          .shared_mem_bytes = TcM16Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
          .k_multiple = 128,
          .max_m = TcM16Tile::kMaxM,
-         .summary = "tc_m8 for M <= 16 (two activation tiles)"},
+         .summary = "tc_m8 for M <= 16 (two activation tiles)",
+         .extra = {.blocks_per_sm = TcM16Tile::kBlocksPerSm}},
+        {.variant = Variant::kTcM8Ldg,
+         .name = "tc_m8_ldg",
+         .kernel = "w8a16_gemv_tc_m8_ldg",
+         .shape = ArgShape::kStrided,
+         .tile_m = TcM8LdgTile::kMaxM,
+         .tile_n = TcM8LdgTile::kN,
+         .block = {TcM8LdgTile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM8LdgTile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = TcM8LdgTile::kMaxM,
+         .summary = "M <= 8 (any target): tc_m8's math with the weights loaded straight into "
+                    "registers, double-buffered, one block a 16-row tile (no TMA)"},
         {.variant = Variant::kGemv,
          .name = "gemv",
          .kernel = "w8a16_gemv_batch16",

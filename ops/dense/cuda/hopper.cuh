@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include "dense_device.cuh"
+#include "device/tma_kit.cuh"
 #include "dense_tiles.h"
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -21,43 +22,12 @@
 
 namespace dense_device {
 
-__device__ __forceinline__ void MbarInit(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(SharedAddress(bar)), "r"(count));
-}
-__device__ __forceinline__ void MbarExpectTx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(SharedAddress(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void MbarArrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(SharedAddress(bar)) : "memory");
-}
-// Waits until the phase with parity `phase` of the barrier has completed.
-__device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t phase) {
-  const uint32_t addr = SharedAddress(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(phase)
-        : "memory");
-  } while (done == 0);
-}
-
-// A 2-D TMA tile load of box at (inner, outer) into shared memory, completing on `bar`.
-__device__ __forceinline__ void TmaLoad2D(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                          int32_t inner, int32_t outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-      "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(SharedAddress(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(SharedAddress(bar)), "r"(inner), "r"(outer)
-      : "memory");
-}
+using device_kit::MbarArrive;
+using device_kit::MbarExpectTx;
+using device_kit::MbarInit;
+using device_kit::MbarInitFence;
+using device_kit::MbarWait;
+using device_kit::TmaLoad2D;
 
 // Shared-memory matrix descriptor for a K-major tile with 128-byte swizzle: rows of 128 bytes,
 // 8-row groups 1024 bytes apart (the stride byte offset); the leading offset is unused.
@@ -156,7 +126,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
       MbarInit(&full[s], 1);
       MbarInit(&empty[s], T::kConsumers);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    MbarInitFence();
   }
   __syncthreads();
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "device/mma_kit.cuh"
+#include "device/tma_kit.cuh"
 #include "fp8_tiles.h"
 
 namespace fp8_device {
@@ -293,12 +294,34 @@ __device__ __forceinline__ void GemmRows(const bf16* __restrict__ input,
   }
 }
 
-// Weight-rows body (WeightRowsTile). Lane (g, q) holds k 16q..16q+15 of a 64-k step for weight
+// One 64-k step of the weight-rows kernels: lane (g, q)'s 16 weight bytes of rows g (lo) and
+// g + 8 (hi) as the mma's A operand, against each activation tile's 16 k (8 BF16 pairs) as B.
+template <uint32_t kTiles>
+__device__ __forceinline__ void WeightRowsStep(float (&inner)[kTiles][4], const uint4& lo,
+                                               const uint4& hi, const uint4 (&xv)[kTiles][2]) {
+  const uint32_t* wl = reinterpret_cast<const uint32_t*>(&lo);
+  const uint32_t* wh = reinterpret_cast<const uint32_t*>(&hi);
+#pragma unroll
+  for (uint32_t j = 0; j < 4; ++j) {
+    uint32_t l[2], h[2];
+    E4m3QuadToB(wl[j], l);
+    E4m3QuadToB(wh[j], h);
+    const uint32_t a[4] = {l[0], h[0], l[1], h[1]};
+#pragma unroll
+    for (uint32_t t = 0; t < kTiles; ++t) {
+      const uint32_t* xr = reinterpret_cast<const uint32_t*>(xv[t]);
+      const uint32_t b[2] = {xr[2 * j], xr[2 * j + 1]};
+      MmaBf16(inner[t], a, b);
+    }
+  }
+}
+
+// Weight-rows body loading into registers (LdgRowsTile), for any sm_80+ target. Lane (g, q) holds k 16q..16q+15 of a 64-k step for weight
 // rows g and g + 8 and for activation row g of each n8 tile; mma j of the step multiplies the
 // 4 k at 16q + 4j (the same permutation of k for both operands). Rows past N or M read row N-1
 // or M-1 (branch-free loads), whose products land in outputs that are never stored.
 template <typename Tile>
-__device__ __forceinline__ void GemmWeightRows(const bf16* __restrict__ input,
+__device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input,
                                                const uint8_t* __restrict__ weight,
                                                const float* __restrict__ block_scale,
                                                bf16* __restrict__ output, uint32_t m, uint32_t n,
@@ -324,25 +347,6 @@ __device__ __forceinline__ void GemmWeightRows(const bf16* __restrict__ input,
   const float* scales = block_scale + uint64_t{row0 / 128} * kblocks;
   float outer[kTiles][4] = {};
 
-  // One 64-k step: weights (rows g, g + 8) and activations (per tile, 16 k as 8 BF16 pairs).
-  auto step = [&](float (&inner)[kTiles][4], const uint4& lo, const uint4& hi,
-                  const uint4 (&xv)[kTiles][2]) {
-    const uint32_t* wl = reinterpret_cast<const uint32_t*>(&lo);
-    const uint32_t* wh = reinterpret_cast<const uint32_t*>(&hi);
-#pragma unroll
-    for (uint32_t j = 0; j < 4; ++j) {
-      uint32_t l[2], h[2];
-      E4m3QuadToB(wl[j], l);
-      E4m3QuadToB(wh[j], h);
-      const uint32_t a[4] = {l[0], h[0], l[1], h[1]};
-#pragma unroll
-      for (uint32_t t = 0; t < kTiles; ++t) {
-        const uint32_t* xr = reinterpret_cast<const uint32_t*>(xv[t]);
-        const uint32_t b[2] = {xr[2 * j], xr[2 * j + 1]};
-        MmaBf16(inner[t], a, b);
-      }
-    }
-  };
   auto fold = [&](const float (&inner)[kTiles][4], float scale) {
 #pragma unroll
     for (uint32_t t = 0; t < kTiles; ++t) {
@@ -384,8 +388,8 @@ __device__ __forceinline__ void GemmWeightRows(const bf16* __restrict__ input,
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) {
       float inner[kTiles][4] = {};
-      step(inner, wv[u][0][0], wv[u][0][1], xv[u][0]);
-      step(inner, wv[u][1][0], wv[u][1][1], xv[u][1]);
+      WeightRowsStep<kTiles>(inner, wv[u][0][0], wv[u][0][1], xv[u][0]);
+      WeightRowsStep<kTiles>(inner, wv[u][1][0], wv[u][1][1], xv[u][1]);
       fold(inner, sc[u]);
     }
   };
@@ -414,8 +418,8 @@ __device__ __forceinline__ void GemmWeightRows(const bf16* __restrict__ input,
         xv[t][0] = device_kit::LoadCached16(x[t] + off);
         xv[t][1] = device_kit::LoadCached16(x[t] + off + 8);
       }
-      step(inner, device_kit::LoadStreaming16(w[0] + off), device_kit::LoadStreaming16(w[1] + off),
-           xv);
+      WeightRowsStep<kTiles>(inner, device_kit::LoadStreaming16(w[0] + off),
+                             device_kit::LoadStreaming16(w[1] + off), xv);
     }
     fold(inner, scales[b]);
   }
@@ -430,6 +434,117 @@ __device__ __forceinline__ void GemmWeightRows(const bf16* __restrict__ input,
     output[uint64_t{col} * ldc + row0 + row] = device_kit::ToBf16(sum);
   }
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Weight-rows body (WeightRowsTile, sm_90): persistent blocks walk 16-row weight tiles b,
+// b + grid, ...; the block's warps split each tile's K in ranges of whole 128-k blocks. Each warp
+// keeps its own ring of kStages TMA stages (16 rows x one 128-k block, 128-byte swizzle, one
+// mbarrier each) and its lane 0 issues stage c + kStages - 1 before the warp multiplies stage c,
+// across tile boundaries, so a warp's loads never wait on another warp and its ring stays full.
+// Lane (g, q) holds k 16q..16q+15 of each 64-k half for weight rows g and g + 8 (one swizzled
+// 16-byte shared load each) and for activation row g of each n8 tile; mma j of the half multiplies
+// the 4 k at 16q + 4j (the same permutation of k for both operands). Rows past N arrive as zeros
+// from TMA and are never stored; rows past M read row M - 1, whose products are never stored.
+// Per tile, the warps' FP32 partials meet in shared memory (two buffers, one barrier a tile) and
+// are added in warp order.
+template <typename Tile>
+__device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ weight_map,
+                                               const bf16* __restrict__ input,
+                                               const float* __restrict__ block_scale,
+                                               bf16* __restrict__ output, uint32_t m, uint32_t n,
+                                               uint32_t k, uint32_t lda, uint32_t ldc) {
+  extern __shared__ __align__(1024) uint8_t tma_smem[];  // 1024: the swizzled stages
+  uint8_t* smem = tma_smem;
+  constexpr uint32_t kTiles = Tile::kActTiles, kWarps = Tile::kWarps, kStages = Tile::kStages;
+  constexpr uint32_t kMaxM = Tile::kMaxM, kStageBytes = Tile::kStageBytes;
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t g = lane / 4, q = lane % 4;
+  uint8_t* ring = smem + warp * kStages * kStageBytes;
+  float* partials = reinterpret_cast<float*>(smem + Tile::kRingBytes);  // [2][warp][16][kMaxM]
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + Tile::kRingBytes + Tile::kPartialBytes) +
+                   warp * kStages;
+  const uint32_t rows = RowsCovered<Tile>(m);
+  const uint32_t kblocks = k / 128;
+  const uint32_t per_warp = (kblocks + kWarps - 1) / kWarps;
+  const uint32_t kb_begin = min(kblocks, warp * per_warp);
+  const uint32_t my_kb = min(kblocks, kb_begin + per_warp) - kb_begin;
+  const uint32_t tiles = (n + 15) / 16;
+  const uint32_t my_tiles =
+      blockIdx.x < tiles ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  const uint32_t stages = my_tiles * my_kb;  // this warp's, in order: tile-major, then k-block
+  if (lane == 0) {
+    for (uint32_t s = 0; s < kStages; ++s) device_kit::MbarInit(&bars[s], 1);
+    device_kit::MbarInitFence();
+  }
+  __syncwarp();
+  auto issue = [&](uint32_t c) {
+    if (lane == 0) {
+      const uint32_t tile = blockIdx.x + (c / my_kb) * gridDim.x;
+      const uint32_t slot = c % kStages;
+      device_kit::MbarExpectTx(&bars[slot], kStageBytes);
+      device_kit::TmaLoad2D(ring + slot * kStageBytes, weight_map, &bars[slot],
+                            static_cast<int32_t>((kb_begin + c % my_kb) * 128),
+                            static_cast<int32_t>(tile * 16));
+    }
+  };
+  for (uint32_t c = 0; c + 1 < kStages && c < stages; ++c) issue(c);
+  const bf16* x[kTiles];
+#pragma unroll
+  for (uint32_t t = 0; t < kTiles; ++t) {
+    x[t] = input + uint64_t{min(8 * t + g, rows - 1)} * lda + 16 * q;
+  }
+  uint32_t c = 0;
+  for (uint32_t it = 0; it < my_tiles; ++it) {
+    const uint32_t row0 = (blockIdx.x + it * gridDim.x) * 16;
+    const float* scales = block_scale + uint64_t{row0 / 128} * kblocks;
+    float outer[kTiles][4] = {};
+    for (uint32_t j = 0; j < my_kb; ++j, ++c) {
+      __syncwarp();  // every lane is done with the slot stage c + kStages - 1 reuses
+      if (c + kStages - 1 < stages) issue(c + kStages - 1);
+      const uint32_t kb = kb_begin + j;
+      uint4 xv[2][kTiles][2];  // activations first: their latency overlaps the wait
+#pragma unroll
+      for (uint32_t h = 0; h < 2; ++h) {
+#pragma unroll
+        for (uint32_t t = 0; t < kTiles; ++t) {
+          xv[h][t][0] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h);
+          xv[h][t][1] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h + 8);
+        }
+      }
+      const float scale = scales[kb];
+      const uint32_t slot = c % kStages;
+      device_kit::MbarWait(&bars[slot], (c / kStages) & 1);
+      const uint8_t* stage = ring + slot * kStageBytes;
+      float inner[kTiles][4] = {};
+#pragma unroll
+      for (uint32_t h = 0; h < 2; ++h) {
+        const uint4 lo =
+            *reinterpret_cast<const uint4*>(stage + device_kit::Swizzle128(g, 4 * h + q));
+        const uint4 hi =
+            *reinterpret_cast<const uint4*>(stage + device_kit::Swizzle128(g + 8, 4 * h + q));
+        WeightRowsStep<kTiles>(inner, lo, hi, xv[h]);
+      }
+#pragma unroll
+      for (uint32_t t = 0; t < kTiles; ++t) {
+#pragma unroll
+        for (uint32_t e = 0; e < 4; ++e) outer[t][e] = fmaf(inner[t][e], scale, outer[t][e]);
+      }
+    }
+    float* mine = partials + ((it & 1) * kWarps + warp) * 16 * kMaxM;
+    device_kit::StorePartial<kTiles>(mine, outer, g, q);
+    __syncthreads();  // partials of this tile complete; buffer it & 1 is next written at it + 2
+    const float* all = partials + (it & 1) * kWarps * 16 * kMaxM;
+    for (uint32_t i = threadIdx.x; i < 16 * kMaxM; i += Tile::kThreads) {
+      const uint32_t row = i % 16;  // weight row: consecutive threads write consecutive n
+      const uint32_t col = i / 16;  // activation row
+      if (col >= rows || row0 + row >= n) continue;
+      float sum = 0.0f;
+      for (uint32_t v = 0; v < kWarps; ++v) sum += all[(v * 16 + row) * kMaxM + col];
+      output[uint64_t{col} * ldc + row0 + row] = device_kit::ToBf16(sum);
+    }
+  }
+}
+#endif
 
 // Scalar body: thread c owns column c for every row up to 16; per 128-k block, FFMA in k order
 // into an inner sum, then fmaf(inner, scale, outer). Bit-exact to the CPU reference.

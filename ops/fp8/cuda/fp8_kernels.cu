@@ -10,6 +10,7 @@ using gpuops::ops::fp8::M16Tile;
 using gpuops::ops::fp8::M16W8Tile;
 using gpuops::ops::fp8::M64Tile;
 using gpuops::ops::fp8::TcM16Tile;
+using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8Tile;
 using fp8_device::bf16;
 
@@ -61,25 +62,40 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
                                 c_row_stride);
 }
 
-// Decode, weights as the mma's A operand: 16 weight rows a block, M <= 8, 8 warps splitting K.
-extern "C" __global__ void __launch_bounds__(TcM8Tile::kThreads)
-    w8a16_gemv_tc_m8(
-                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
-                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
-                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWeightRows<TcM8Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
-                                       c_row_stride);
+// Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
+// 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8.
+extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads)
+    w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                         const float* __restrict__ block_scale, bf16* __restrict__ output,
+                         uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                         uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsLdg<TcM8LdgTile>(input, weight, block_scale, output, m, n, k,
+                                             a_row_stride, c_row_stride);
 }
 
-// The same for M <= 16 (two activation tiles).
-extern "C" __global__ void __launch_bounds__(TcM16Tile::kThreads)
-    w8a16_gemv_tc_m16(
-                   const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
-                   const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
-                   uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWeightRows<TcM16Tile>(input, weight, block_scale, output, m, n, k, a_row_stride,
-                                        c_row_stride);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Decode, weights as the mma's A operand (sm_90, TMA): persistent, grid
+// (min(ceil(N / 16), 3 SMs)), block 256, dynamic shared memory TcM8Tile::kSharedBytes; M <= 8.
+// weight_map: the [N, K] E4M3 weight, box 16 rows x 128 k, 128-byte swizzle.
+extern "C" __global__ void __launch_bounds__(TcM8Tile::kThreads, TcM8Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m8(const __grid_constant__ CUtensorMap weight_map,
+                     const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                     bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                     uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRows<TcM8Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                       a_row_stride, c_row_stride);
 }
+
+// The same for M <= 16 (two activation tiles; TcM16Tile::kSharedBytes).
+extern "C" __global__ void __launch_bounds__(TcM16Tile::kThreads, TcM16Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m16(const __grid_constant__ CUtensorMap weight_map,
+                      const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                      uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRows<TcM16Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                        a_row_stride, c_row_stride);
+}
+#endif
 
 // Scalar FFMA in k order, one thread per column: the bit-exact reference kernel.
 extern "C" __global__ void __launch_bounds__(GemvTile::kThreads)

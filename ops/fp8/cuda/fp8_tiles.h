@@ -1,7 +1,8 @@
 // Tile geometry of the FP8 W8A16 kernels: the one place the kernels and the host (variants
 // table, launchers, host emulations) take it from. Plain C++17 so both nvcc and the host compiler
-// read it. Every grid is (ceil(N / kN), 1, 1): a block owns kN output columns and every row up
-// to kMaxM; a block's columns share one scale row (128 % kN == 0).
+// read it. Grids are (ceil(N / kN), 1, 1), a block owning kN output columns and every row up to
+// kMaxM, except the persistent weight-rows kernels'; a block's columns share one scale row
+// (128 % kN == 0).
 #pragma once
 
 #include <cstdint>
@@ -54,22 +55,41 @@ using M16W8Tile = DecodeTile<32, 8, 4>;
 // w8a16_gemm_m64: up to 64 rows x 64 columns, 4 warps.
 using M64Tile = RowsTile<64, 4, 4>;
 
-// The weight-rows kernels (M <= 8 · ActTiles, for decode): the weights are the mma's A operand
-// (16 weight rows a block, rows g and g + 8 of lane (g, q)), the activations its B operand (one
-// n8 tile per 8 rows of A). Lanes load 16 consecutive k of their weight rows straight into
-// registers (no shared memory) in batches of kUnrollBlocks 128-k blocks, one batch in flight
-// while the warp multiplies the previous one; the block's kWarps warps split K into ranges of
-// whole 128-k blocks, and their FP32 partial sums meet in shared memory at the end, added in warp
-// order.
-template <uint32_t ActTiles, uint32_t Warps, uint32_t UnrollBlocks>
+// The weight-rows kernels (decode, M <= 8 · ActTiles; sm_90): the weights are the mma's A
+// operand (16 weight rows a tile, rows g and g + 8 of lane (g, q)), the activations its B operand
+// (one n8 tile per 8 rows of A). Persistent blocks, BlocksPerSm a multiprocessor, walk the
+// 16-row tiles; each of the kWarps warps takes a range of whole 128-k blocks of every tile and
+// streams it through its own ring of kStages TMA stages (16 rows x 128 k, 128-byte swizzle).
+// Shared memory: the rings, two buffers of FP32 partials ([warp][16][kMaxM]), the mbarriers.
+template <uint32_t ActTiles, uint32_t Warps, uint32_t Stages, uint32_t BlocksPerSm>
 struct WeightRowsTile {
+  static constexpr uint32_t kActTiles = ActTiles, kWarps = Warps, kStages = Stages;
+  static constexpr uint32_t kMaxM = 8 * ActTiles, kN = 16, kThreads = 32 * Warps;
+  static constexpr uint32_t kBoxK = 128;  // one 128-k block: one scale, 128-byte rows
+  static constexpr uint32_t kStageBytes = kN * kBoxK;
+  static constexpr uint32_t kRingBytes = Warps * Stages * kStageBytes;
+  static constexpr uint32_t kPartialBytes = 2 * Warps * kN * kMaxM * 4;
+  static constexpr uint32_t kSharedBytes = kRingBytes + kPartialBytes + Warps * Stages * 8;
+  static constexpr uint32_t kBlocksPerSm = BlocksPerSm;
+  static_assert(BlocksPerSm * (kSharedBytes + 1024) <= 228 * 1024, "blocks fit an SM");
+};
+// w8a16_gemv_tc_m8 / _m16: M <= 8 and M <= 16, 8 warps, 3 blocks a multiprocessor.
+using TcM8Tile = WeightRowsTile<1, 8, 4, 3>;
+using TcM16Tile = WeightRowsTile<2, 8, 3, 3>;
+
+// The weight-rows kernel without TMA (any target; tc_m8_ldg): one block a 16-row tile, lanes load
+// 16 consecutive k of their weight rows straight into registers in batches of UnrollBlocks
+// 128-k blocks, one batch in flight while the warp multiplies the previous one; the kWarps warps
+// split K into ranges of whole 128-k blocks and their FP32 partials meet in shared memory at the
+// end, added in warp order.
+template <uint32_t ActTiles, uint32_t Warps, uint32_t UnrollBlocks>
+struct LdgRowsTile {
   static constexpr uint32_t kActTiles = ActTiles, kWarps = Warps, kUnrollBlocks = UnrollBlocks;
   static constexpr uint32_t kMaxM = 8 * ActTiles, kN = 16, kThreads = 32 * Warps;
   static constexpr uint32_t kSharedBytes = Warps * 16 * kMaxM * 4;
 };
-// w8a16_gemv_tc_m8 / _m16: M <= 8 and M <= 16, 8 warps, batches of two 128-k blocks.
-using TcM8Tile = WeightRowsTile<1, 8, 2>;
-using TcM16Tile = WeightRowsTile<2, 8, 2>;
+// w8a16_gemv_tc_m8_ldg: M <= 8, 8 warps, batches of two 128-k blocks.
+using TcM8LdgTile = LdgRowsTile<1, 8, 2>;
 
 // w8a16_gemv_batch16 (and _strided): one thread per output column, every row up to 16.
 struct GemvTile {

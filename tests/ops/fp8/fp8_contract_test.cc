@@ -5,6 +5,7 @@
 // leaving row 16 unwritten, and the FP32 scale fold against folding the scale into BF16 weights.
 // (The golden launch traces and the numerics of every variant: tests/ops/family_test.cc.)
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -153,19 +154,46 @@ TEST_F(Fp8ContractTest, TheSeedsGuardsAreRefusalsNamingArgumentAndValue) {
   EXPECT_EQ(gpu_.launch_count(), 0u);
 }
 
+TEST_F(Fp8ContractTest, TcM8LaunchesAPersistentGridWithTheWeightAsATensorMap) {
+  ASSERT_TRUE(gemm_->Run(Variant::kTcM8, Args(3, 28672, 4096, 4104, 28680)).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kTcM16, Args(16, 1000, 256)).ok());
+  const auto records = gpu_.launches();
+  // 28672 / 16 = 1792 tiles over 3 blocks x 132 SMs; 1000 columns: 63 tiles, one block each.
+  EXPECT_THAT(records,
+              ElementsAre(AllOf(KernelNamed("w8a16_gemv_tc_m8"), GridIs(396, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(TcM8Tile::kSharedBytes),
+                                ArgCountIs(9), ArgPtrAt(1, a_), ArgPtrAt(2, scales_),
+                                ArgPtrAt(3, c_), ArgU32At(4, 3), ArgU32At(5, 28672),
+                                ArgU32At(6, 4096), ArgU32At(7, 4104), ArgU32At(8, 28680)),
+                          AllOf(KernelNamed("w8a16_gemv_tc_m16"), GridIs(63, 1, 1),
+                                SharedMemIs(TcM16Tile::kSharedBytes), ArgU32At(4, 16))));
+  // The map describes the [N, K] E4M3 weight: box 16 rows x 128 k, 128-byte swizzle.
+  TensorMapBytes bytes;
+  std::memcpy(bytes.bytes.data(), records[0].args[0].bytes.data(), 128);
+  auto map = DecodeHostTensorMap(bytes);
+  ASSERT_TRUE(map.ok()) << map.status();
+  EXPECT_EQ(map->global_address, weight_);
+  EXPECT_EQ(map->data_type, TensorMapDataType::kU8);
+  EXPECT_EQ(map->global_dims[0], 4096u);
+  EXPECT_EQ(map->global_dims[1], 28672u);
+  EXPECT_EQ(map->global_strides[1], 4096u);
+  EXPECT_EQ(map->box_dims[0], 128u);
+  EXPECT_EQ(map->box_dims[1], 16u);
+  EXPECT_EQ(map->swizzle, TensorMapSwizzle::k128B);
+}
+
 TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
-  EXPECT_EQ(Pick(1, 4096), "tc_m8");
+  // M <= 8: tc_m8 where 16-row tiles outnumber 3 blocks x 132 SMs, else tc_m8_ldg.
+  ASSERT_EQ(gpu_.device_info().sm_count, 132);
+  EXPECT_EQ(Pick(1, 4096), "tc_m8_ldg") << "o: 256 tiles";
+  EXPECT_EQ(Pick(1, 6336), "tc_m8_ldg") << "396 tiles";
+  EXPECT_EQ(Pick(1, 6352), "tc_m8") << "397 tiles";
   EXPECT_EQ(Pick(8, 28672), "tc_m8");
   EXPECT_EQ(Pick(1, 151937), "tc_m8") << "odd vocab";
-  EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8") << "a QKV slot at its row pitches";
-  // 9..16 rows: m16_w8 where 32-column tiles number no more than the SMs (132 on the mock).
-  ASSERT_EQ(gpu_.device_info().sm_count, 132);
-  EXPECT_EQ(Pick(9, 4096), "m16_w8") << "o: 128 tiles";
-  EXPECT_EQ(Pick(16, 4224), "m16_w8") << "132 tiles";
-  EXPECT_EQ(Pick(16, 4256), "m16") << "133 tiles";
-  EXPECT_EQ(Pick(16, 6144), "m16") << "qkv: 192 tiles";
-  EXPECT_EQ(Pick(16, 28672), "m16");
-  EXPECT_EQ(Pick(16, 6144, 4104, 0), "m16_strided") << "pitched rows";
+  EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
+  EXPECT_EQ(Pick(9, 4096), "tc_m16");
+  EXPECT_EQ(Pick(16, 28672), "tc_m16");
+  EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "pitched rows";
   EXPECT_EQ(Pick(17, 4096), "m64");
   EXPECT_EQ(Pick(64, 28672), "m64");
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
@@ -175,6 +203,37 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   auto misaligned = gemm_->Pick(Args(1, 4096, 4096, 4100, 0));
   ASSERT_FALSE(misaligned.ok());
   EXPECT_THAT(std::string(misaligned.status().message()), HasSubstr("a_row_stride=4100"));
+}
+
+// Before sm_90 the TMA kernels are not shipped: tc_m8_ldg serves M <= 8 and the seed's kernels
+// M <= 16, m16_w8 where its 32-column tiles number no more than the SMs (132 on the mock).
+TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
+  mock::RecordingBackend::Options options = testing::RecordOnly();
+  options.device.arch_major = 8;
+  options.device.arch_specific = false;
+  mock::RecordingBackend ampere(options);
+  auto gemm = Fp8Gemm::Load(ampere);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  EXPECT_FALSE(gemm->Ships(Variant::kTcM8));
+  EXPECT_FALSE(gemm->Ships(Variant::kTcM16));
+  EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
+  auto p = ampere.Alloc(64);
+  ASSERT_TRUE(p.ok());
+  const DeviceSpan any = DeviceSpan::Unchecked(*p);
+  auto pick = [&](uint32_t m, uint32_t n, uint32_t lda = 0) {
+    GemmArgs args{.a = any, .w = {.weight = any, .block_scale = any, .n = n, .k = 4096},
+                  .c = any, .m = m, .lda = lda};
+    auto v = gemm->Pick(args);
+    EXPECT_TRUE(v.ok()) << v.status();
+    return v.ok() ? std::string(kVariants[*v].name) : std::string();
+  };
+  EXPECT_EQ(pick(1, 4096), "tc_m8_ldg");
+  EXPECT_EQ(pick(8, 28672), "tc_m8_ldg");
+  EXPECT_EQ(pick(9, 4096), "m16_w8") << "o: 128 tiles";
+  EXPECT_EQ(pick(16, 4224), "m16_w8") << "132 tiles";
+  EXPECT_EQ(pick(16, 4256), "m16") << "133 tiles";
+  EXPECT_EQ(pick(16, 6144, 4104), "m16_strided") << "pitched rows";
+  EXPECT_EQ(pick(17, 4096), "m64");
 }
 
 // --- Executing: on the mock (host emulations) and, where there is one, on the GPU.
@@ -342,7 +401,7 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
   for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-                    Variant::kGemv}) {
+                    Variant::kTcM8Ldg, Variant::kGemv}) {
     DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s = gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
     ASSERT_TRUE(s.ok()) << s;

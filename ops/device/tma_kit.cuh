@@ -1,0 +1,66 @@
+// Device helpers for kernels fed by the Tensor Memory Accelerator (sm_90 and up): mbarriers and
+// 2-D tensor-map tile loads completing on them. Kernels include it as "device/tma_kit.cuh".
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "device/mma_kit.cuh"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+namespace device_kit {
+
+__device__ __forceinline__ void MbarInit(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(SharedAddress(bar)), "r"(count));
+}
+// Makes initialized mbarriers visible to the async proxy (TMA) before their first use.
+__device__ __forceinline__ void MbarInitFence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void MbarExpectTx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(SharedAddress(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void MbarArrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(SharedAddress(bar)) : "memory");
+}
+// Waits until the phase with parity `phase` of the barrier has completed.
+__device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t phase) {
+  const uint32_t addr = SharedAddress(bar);
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(phase)
+        : "memory");
+  } while (done == 0);
+}
+
+// A 2-D TMA tile load of the map's box at (inner, outer) into shared memory, completing on `bar`.
+__device__ __forceinline__ void TmaLoad2D(void* dst, const CUtensorMap* map, uint64_t* bar,
+                                          int32_t inner, int32_t outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(SharedAddress(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(SharedAddress(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+// The byte offset of 16-byte chunk `chunk` of row `row` in a tile TMA wrote with 128-byte
+// swizzle (rows of 128 bytes; the chunk index XORed with the row within its 8-row group). The
+// tile must start 1024-byte aligned.
+__device__ __forceinline__ uint32_t Swizzle128(uint32_t row, uint32_t chunk) {
+  return row * 128 + ((chunk ^ (row & 7)) * 16);
+}
+
+}  // namespace device_kit
+
+#endif

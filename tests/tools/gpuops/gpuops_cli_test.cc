@@ -156,6 +156,30 @@ TEST(GpuopsCliTest, InfoSaysWhetherCudaIsAvailableAndWhy) {
                                   "m:24:4, n:28:4, k:32:4)"));
 }
 
+// The hip backend: without a HIP runtime, every path tried and why; through the stand-in runtime,
+// available, with the families' HIP kernels marked as the device's.
+TEST(GpuopsCliTest, InfoSaysWhetherHipIsAvailableAndWhy) {
+  const Result none = RunTool("info", "GPUOPS_HIP_RUNTIME=/nonexistent/libamdhip64.so");
+  EXPECT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("hip   unavailable: hip: no usable HIP runtime (tried "
+                                     "/nonexistent/libamdhip64.so: "));
+  EXPECT_THAT(none.output, HasSubstr("set GPUOPS_HIP_RUNTIME to its path"));
+  EXPECT_THAT(none.output, HasSubstr("HIP: 3 kernels, offsets for gfx90a"));
+  // The stand-in this build made, or the one a GPU session staged (GPUOPS_HIP_RUNTIME).
+  const char* staged = std::getenv("GPUOPS_HIP_RUNTIME");
+  const std::string runtime =
+      staged != nullptr && *staged != '\0' ? staged : std::string(GPUOPS_HIP_STANDIN);
+  if (runtime.find("hip_standin") == std::string::npos) {
+    GTEST_SKIP() << "GPUOPS_HIP_RUNTIME names a runtime other than the stand-in: " << runtime;
+  }
+  const Result standin =
+      RunTool("info", StrCat("GPUOPS_BACKEND=hip GPUOPS_HIP_RUNTIME=", runtime));
+  EXPECT_EQ(standin.exit_code, 0) << standin.output;
+  EXPECT_THAT(standin.output, HasSubstr("hip   available"));
+  EXPECT_THAT(standin.output, HasSubstr("device (hip): gpuops HIP stand-in, gfx90a, 104 SMs"));
+  EXPECT_THAT(standin.output, HasSubstr("* common_fill_u16 [gfx1030,gfx908,gfx90a,gfx940]"));
+}
+
 TEST(GpuopsCliTest, TraceJsonFollowsItsSchema) {
   std::ifstream schema_file(StrCat(testing::SourceDir(), "/tools/gpuops/trace.schema.json"));
   const nlohmann::json schema = nlohmann::json::parse(schema_file, nullptr, false);

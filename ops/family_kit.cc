@@ -86,13 +86,13 @@ absl::StatusOr<TensorMapDesc> CheckTensorMap(const HostLaunch& l, const TensorMa
   GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc d, DecodeHostTensorMap(bytes));
   const uint32_t bytes_per = ElementBytes(type);
   if (d.rank != 2 || d.data_type != type || d.global_dims[0] != k || d.global_dims[1] != rows ||
-      d.box_dims[0] != box_k || d.box_dims[1] != box_rows ||
-      d.swizzle != TensorMapSwizzle::k128B || d.global_strides[1] < uint64_t{k} * bytes_per) {
-    return absl::InvalidArgumentError(StrCat(
-        l.kernel(), ": ", label, " describes a ", d.global_dims[1], " x ", d.global_dims[0],
-        " tensor with box ", d.box_dims[1], " x ", d.box_dims[0], "; the kernel needs ", rows,
-        " x ", k, " ", bytes_per, "-byte elements with box ", box_rows, " x ", box_k,
-        " and 128-byte swizzle"));
+      d.box_dims[0] != box_k || d.box_dims[1] != box_rows || d.swizzle != TensorMapSwizzle::k128B ||
+      d.global_strides[1] < uint64_t{k} * bytes_per) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ", label, " describes a ", d.global_dims[1], " x ", d.global_dims[0],
+               " tensor with box ", d.box_dims[1], " x ", d.box_dims[0], "; the kernel needs ",
+               rows, " x ", k, " ", bytes_per, "-byte elements with box ", box_rows, " x ", box_k,
+               " and 128-byte swizzle"));
   }
   return d;
 }
@@ -102,6 +102,12 @@ absl::Status RequireBlock(const HostLaunch& l, Dim3 want) {
   return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
                                            ToString(l.block()), ", the kernel is written for ",
                                            ToString(want)));
+}
+
+absl::Status RequireSharedMem(const HostLaunch& l, uint32_t need, std::string_view what) {
+  if (l.shared_mem_bytes() >= need) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with ", l.shared_mem_bytes(),
+                                           " bytes of shared memory, ", what, " need ", need));
 }
 
 absl::Status RequireArgAligned(const HostLaunch& l, DevicePtr p, std::string_view what,

@@ -144,10 +144,10 @@ Dim3 TileGrid(const Spec& spec, uint32_t m, uint32_t n, uint32_t z = 1) {
   return {CeilDiv(n, spec.tile_n), CeilDiv(m, spec.tile_m), z};
 }
 
-// A persistent grid over `units` work units: one block per SM at most.
-inline Dim3 PersistentGrid(uint64_t units, const DeviceInfo& device) {
+// A persistent grid over `units` work units: at most `blocks_per_sm` blocks per SM.
+inline Dim3 PersistentGrid(uint64_t units, const DeviceInfo& device, uint32_t blocks_per_sm = 1) {
   const uint64_t sms = static_cast<uint64_t>(std::max(device.sm_count, 1));
-  return {static_cast<uint32_t>(std::min(units, sms)), 1, 1};
+  return {static_cast<uint32_t>(std::min(units, sms * std::max(blocks_per_sm, 1u))), 1, 1};
 }
 
 // --- CanImplement's refusals: "kernel: what", with the code each kind of refusal takes.
@@ -338,6 +338,9 @@ void ForEachNFastTile(const HostLaunch& l, uint32_t m, uint32_t n, uint32_t tile
 
 // kInvalidArgument unless the launch's block is `want` (kernels whose warps assume their block).
 absl::Status RequireBlock(const HostLaunch& l, Dim3 want);
+// kInvalidArgument unless the launch has at least `need` bytes of dynamic shared memory, which
+// `what` ("its stages", "8 warps") needs.
+absl::Status RequireSharedMem(const HostLaunch& l, uint32_t need, std::string_view what);
 
 // The tensor map a TMA kernel received, decoded, when it describes a row-major rows x k operand
 // of `type` with rows contiguous in k, the kernel's box (box_rows x box_k) and 128-byte swizzle;

@@ -207,11 +207,8 @@ absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
                                              " with 1 <= W <= ",
                                              GemvTile::kMaxWarps));
   }
-  if (l.shared_mem_bytes() < GemvSharedBytes(warps, n_tiles)) {
-    return absl::InvalidArgumentError(
-        StrCat(l.kernel(), ": ", warps, " warps need ", GemvSharedBytes(warps, n_tiles),
-               " bytes of shared memory, launched with ", l.shared_mem_bytes()));
-  }
+  GPUOPS_RETURN_IF_ERROR(
+      RequireSharedMem(l, GemvSharedBytes(warps, n_tiles), StrCat(warps, " warps")));
   GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
   GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.ldb, /*vector_loads=*/true));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
@@ -239,11 +236,7 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   using T = WgmmaTile<kTileN>;
   using Args = std::conditional_t<kSplitK, TmaSplitKArgs, TmaArgs>;
   GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {T::kThreads, 1, 1}));
-  if (l.shared_mem_bytes() < T::kSharedBytes) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with ", l.shared_mem_bytes(),
-                                             " bytes of shared memory, its stages need ",
-                                             T::kSharedBytes));
-  }
+  GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, T::kSharedBytes, "its stages"));
   GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
   const uint32_t m = args.m, n = args.n, k = args.k;
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), k)));
@@ -257,10 +250,12 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
                                                " (one k-block of ", T::kK, " per split at least)"));
     }
   }
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map), TensorMapDataType::kBF16,
-                                                              m, k, T::kM, T::kK));
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map, CheckTensorMap(l, args.b_map, ArgLabel(&Args::b_map), TensorMapDataType::kBF16,
-                                                              n, k, T::kN, T::kK));
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map,
+                          CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map),
+                                         TensorMapDataType::kBF16, m, k, T::kM, T::kK));
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map,
+                          CheckTensorMap(l, args.b_map, ArgLabel(&Args::b_map),
+                                         TensorMapDataType::kBF16, n, k, T::kN, T::kK));
   GemmView g{.m = m, .n = n, .k = k, .ldb = static_cast<uint32_t>(b_map.global_strides[1] / 2)};
   GPUOPS_ASSIGN_OR_RETURN(
       g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k, ArgLabel(&Args::a_map)));

@@ -67,15 +67,16 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
   if (spec.shape == ArgShape::kContiguous && (lda != k || ldc != n)) {
-    return ArgumentError(spec.kernel,
-                         StrCat("row pitches (a=", lda, ", c=", ldc, ") differ from k=", k,
-                                " and n=", n, ": this kernel takes contiguous rows; run a "
-                                "strided variant (m16_strided, m16_w8, m64, gemv_strided)"));
+    return ArgumentError(
+        spec.kernel,
+        StrCat("row pitches (a=", lda, ", c=", ldc, ") differ from k=", k, " and n=", n,
+               ": this kernel takes contiguous rows; run a "
+               "strided variant (m16_strided, m16_w8, m64, gemv_strided)"));
   }
   if (lda < k || ldc < n) {
-    return ArgumentError(spec.kernel, StrCat("row pitches (a=", lda, ", c=", ldc,
-                                             ") must cover the used extents (k=", k, ", n=", n,
-                                             ")"));
+    return ArgumentError(spec.kernel,
+                         StrCat("row pitches (a=", lda, ", c=", ldc,
+                                ") must cover the used extents (k=", k, ", n=", n, ")"));
   }
   if (spec.extra.stages_a) {
     GPUOPS_RETURN_IF_ERROR(RequireMultiple(spec.kernel, "a_row_stride", lda, 8,
@@ -91,29 +92,26 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
       RequireAligned(spec.kernel, "w.block_scale", args.w.block_scale.ptr(), 4, "FP32 loads"));
   GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "c", args.c.ptr(), 2, "BF16 stores"));
   const GemmExtents need = ExtentsOf(args);
-  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "a", args.a, need.a,
-                                       StrCat("m=", m, " rows of k=", k, " BF16, ", lda,
-                                              " apart")));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireExtent(spec.kernel, "a", args.a, need.a,
+                    StrCat("m=", m, " rows of k=", k, " BF16, ", lda, " apart")));
   GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "w.weight", args.w.weight, need.weight,
                                        StrCat("n=", n, " rows of k=", k, " E4M3")));
-  GPUOPS_RETURN_IF_ERROR(RequireExtent(
-      spec.kernel, "w.block_scale", args.w.block_scale, need.block_scale,
-      StrCat("ceil(n/128)=", ScaleRows(n), " rows of k/128=", k / kBlock,
-             " FP32 scales: the scale tensor must cover n=", n)));
-  GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
-                                       StrCat("m=", m, " rows of n=", n, " BF16, ", ldc,
-                                              " apart")));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireExtent(spec.kernel, "w.block_scale", args.w.block_scale, need.block_scale,
+                    StrCat("ceil(n/128)=", ScaleRows(n), " rows of k/128=", k / kBlock,
+                           " FP32 scales: the scale tensor must cover n=", n)));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireExtent(spec.kernel, "c", args.c, need.c,
+                    StrCat("m=", m, " rows of n=", n, " BF16, ", ldc, " apart")));
   return RequireGridFits(spec.kernel, Dims(spec, n).grid, device, StrCat("n=", n));
 }
 
 LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n) const {
-  Dim3 grid = TileGrid(spec, 1, n);
-  if (spec.order == GridOrder::kPersistent) {
-    const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
-    grid = {static_cast<uint32_t>(std::min<uint64_t>(TileCount(spec, 1, n),
-                                                     sms * spec.extra.blocks_per_sm)),
-            1, 1};
-  }
+  const Dim3 grid =
+      spec.order == GridOrder::kPersistent
+          ? PersistentGrid(TileCount(spec, 1, n), gpu_->device_info(), spec.extra.blocks_per_sm)
+          : TileGrid(spec, 1, n);
   return {grid, spec.block, spec.shared_mem_bytes};
 }
 
@@ -139,16 +137,15 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   }
   // One launch per max_m rows (a single one unless the variant runs slabs).
   for (uint32_t row0 = 0; row0 < args.m; row0 += spec.max_m) {
-    const Fp8StridedArgs list{
-        .input = args.a.ptr().offset(uint64_t{row0} * lda * 2),
-        .weight = args.w.weight.ptr(),
-        .block_scale = args.w.block_scale.ptr(),
-        .output = args.c.ptr().offset(uint64_t{row0} * ldc * 2),
-        .m = std::min(spec.max_m, args.m - row0),
-        .n = args.w.n,
-        .k = args.w.k,
-        .a_row_stride = lda,
-        .c_row_stride = ldc};
+    const Fp8StridedArgs list{.input = args.a.ptr().offset(uint64_t{row0} * lda * 2),
+                              .weight = args.w.weight.ptr(),
+                              .block_scale = args.w.block_scale.ptr(),
+                              .output = args.c.ptr().offset(uint64_t{row0} * ldc * 2),
+                              .m = std::min(spec.max_m, args.m - row0),
+                              .n = args.w.n,
+                              .k = args.w.k,
+                              .a_row_stride = lda,
+                              .c_row_stride = ldc};
     if (const auto* tma = kernels_.Get<Fp8TmaArgs>(v); tma != nullptr && weight_map) {
       plan.launches.push_back(tma->Launch(*gpu_, dims,
                                           {.weight_map = *weight_map,
@@ -188,15 +185,15 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
                            : (contiguous ? Variant::kM16 : Variant::kM16Strided);
   // tc_m8's persistent blocks pay off when the 16-row tiles outnumber the blocks the SMs hold;
   // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
-  const bool many_tiles = TileCount(kVariants[Variant::kTcM8], 1, args.w.n) >
-                          sms * kVariants[Variant::kTcM8].extra.blocks_per_sm;
+  const VariantSpec& tma = kVariants[Variant::kTcM8];
+  const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.w.n).grid.x;
   if (args.m > 16) {
     order = {Variant::kM64};
   } else if (args.m <= 8) {
     order = many_tiles ? absl::InlinedVector<Variant, 4>{Variant::kTcM8, Variant::kTcM8Ldg,
-                                                        Variant::kTcM16, seed}
+                                                         Variant::kTcM16, seed}
                        : absl::InlinedVector<Variant, 4>{Variant::kTcM8Ldg, Variant::kTcM8,
-                                                        Variant::kTcM16, seed};
+                                                         Variant::kTcM16, seed};
   } else {
     order = {Variant::kTcM16, seed};
   }
@@ -205,10 +202,9 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     last = CanImplement(v, args);
     if (last.ok()) return v;
   }
-  return absl::FailedPreconditionError(StrCat("fp8: no variant can run m=", args.m,
-                                              " n=", args.w.n, " k=", args.w.k,
-                                              " lda=", args.a_pitch(), " ldc=", args.c_pitch(),
-                                              " (last refusal: ", last.message(), ")"));
+  return absl::FailedPreconditionError(StrCat(
+      "fp8: no variant can run m=", args.m, " n=", args.w.n, " k=", args.w.k,
+      " lda=", args.a_pitch(), " ldc=", args.c_pitch(), " (last refusal: ", last.message(), ")"));
 }
 
 }  // namespace gpuops::ops::fp8

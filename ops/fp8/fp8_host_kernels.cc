@@ -48,9 +48,9 @@ absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const Args& args) {
   if constexpr (std::is_same_v<Args, Fp8TmaArgs>) {
     // The weight is where its tensor map points: [n, k] bytes, rows k apart, the kernel's box.
     GPUOPS_ASSIGN_OR_RETURN(
-        TensorMapDesc d, CheckTensorMap(l, args.weight_map, ArgLabel(&Args::weight_map),
-                                        TensorMapDataType::kU8, args.n, args.k, TcM8Tile::kN,
-                                        TcM8Tile::kBoxK));
+        TensorMapDesc d,
+        CheckTensorMap(l, args.weight_map, ArgLabel(&Args::weight_map), TensorMapDataType::kU8,
+                       args.n, args.k, TcM8Tile::kN, TcM8Tile::kBoxK));
     if (d.global_strides[1] != args.k) {
       return absl::InvalidArgumentError(StrCat(l.kernel(), ": weight_map rows are ",
                                                d.global_strides[1], " bytes apart, the weight's ",
@@ -73,18 +73,14 @@ template <typename Args>
 absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   const VariantSpec& spec = kVariants[v];
   GPUOPS_RETURN_IF_ERROR(RequireBlock(l, spec.block));
-  if (l.shared_mem_bytes() < spec.shared_mem_bytes) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with ", l.shared_mem_bytes(),
-                                             " bytes of shared memory, it needs ",
-                                             spec.shared_mem_bytes));
-  }
+  GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, spec.shared_mem_bytes, "its stages"));
   GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
   GPUOPS_ASSIGN_OR_RETURN(const Operands o, OperandsOf(l, args));
   const uint32_t rows = std::min(o.m, spec.max_m);
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(rows, o.n), o.k)));
   if (o.k % kBlock != 0) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": k=", o.k,
-                                             " is not a multiple of 128 (one scale per 128 k)"));
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": k=", o.k, " is not a multiple of 128 (one scale per 128 k)"));
   }
   if (o.lda < o.k || o.ldc < o.n) {
     return absl::InvalidArgumentError(StrCat(l.kernel(), ": row pitches (a=", o.lda, ", c=", o.ldc,
@@ -94,22 +90,23 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
     GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, o.input, o.input_label, 16));
     if (o.lda % 8 != 0) {
       return absl::InvalidArgumentError(
-          StrCat(l.kernel(), ": a_row_stride=", o.lda, " leaves rows of A off 16-byte alignment: "
+          StrCat(l.kernel(), ": a_row_stride=", o.lda,
+                 " leaves rows of A off 16-byte alignment: "
                  "the device faults on its 16-byte loads (CUDA_ERROR_MISALIGNED_ADDRESS)"));
     }
   }
   GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, o.weight, o.weight_label, 16));
   GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, o.block_scale, o.block_scale_label, 4));
   StridedView view{.n = o.n, .k = o.k, .lda = o.lda, .ldc = o.ldc};
-  GPUOPS_ASSIGN_OR_RETURN(view.a, mem.View<uint16_t>(o.input, PitchedElements(rows, o.k, o.lda),
-                                                     o.input_label));
+  GPUOPS_ASSIGN_OR_RETURN(
+      view.a, mem.View<uint16_t>(o.input, PitchedElements(rows, o.k, o.lda), o.input_label));
   GPUOPS_ASSIGN_OR_RETURN(view.weight,
                           mem.View<uint8_t>(o.weight, uint64_t{o.n} * o.k, o.weight_label));
   GPUOPS_ASSIGN_OR_RETURN(view.block_scale,
                           mem.View<float>(o.block_scale, uint64_t{ScaleRows(o.n)} * (o.k / kBlock),
                                           o.block_scale_label));
-  GPUOPS_ASSIGN_OR_RETURN(view.c, mem.View<uint16_t>(o.output, PitchedElements(rows, o.n, o.ldc),
-                                                     o.output_label));
+  GPUOPS_ASSIGN_OR_RETURN(
+      view.c, mem.View<uint16_t>(o.output, PitchedElements(rows, o.n, o.ldc), o.output_label));
   if (spec.order == GridOrder::kPersistent) {
     // Block b walks tiles b, b + grid.x, ...: any grid of at least one block covers every tile.
     if (rows == 0) return absl::OkStatus();
@@ -131,7 +128,8 @@ void StrictOrderGemm(const StridedView& v, uint32_t rows, uint32_t col0, uint32_
   const uint32_t kblocks = v.k / kBlock;
   std::vector<float> a(static_cast<size_t>(rows) * v.k);
   for (uint32_t r = 0; r < rows; ++r) {
-    for (uint32_t i = 0; i < v.k; ++i) a[size_t{r} * v.k + i] = Bf16ToFloat(v.a[uint64_t{r} * v.lda + i]);
+    for (uint32_t i = 0; i < v.k; ++i)
+      a[size_t{r} * v.k + i] = Bf16ToFloat(v.a[uint64_t{r} * v.lda + i]);
   }
   std::vector<float> w(v.k);
   for (uint32_t col = col0; col < col0 + cols; ++col) {
@@ -142,7 +140,8 @@ void StrictOrderGemm(const StridedView& v, uint32_t rows, uint32_t col0, uint32_
       float outer = 0.0f;
       for (uint32_t b = 0; b < kblocks; ++b) {
         float inner = 0.0f;
-        for (uint32_t i = b * kBlock; i < (b + 1) * kBlock; ++i) inner = std::fma(ar[i], w[i], inner);
+        for (uint32_t i = b * kBlock; i < (b + 1) * kBlock; ++i)
+          inner = std::fma(ar[i], w[i], inner);
         outer = std::fma(inner, scales[b], outer);
       }
       v.c[uint64_t{r} * v.ldc + col] = FloatToBf16(outer);

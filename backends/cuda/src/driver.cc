@@ -1,6 +1,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpuops/backends/runtime_error.h"
 #include "gpuops/cuda/driver_api.h"
 #include "gpuops/runtime/dynamic_library.h"
 #include "gpuops/runtime/status.h"
@@ -90,9 +91,6 @@ absl::Status CudaError(const DriverApi& api, CUresult r, std::string_view call,
   if (api.cuGetErrorName == nullptr || api.cuGetErrorName(r, &name) != CUDA_SUCCESS) name = nullptr;
   if (api.cuGetErrorString == nullptr || api.cuGetErrorString(r, &text) != CUDA_SUCCESS)
     text = nullptr;
-  std::string message = StrCat(call, kernel.empty() ? "" : "(", kernel, kernel.empty() ? "" : ")",
-                               ": ", name != nullptr ? name : "CUDA error", " (", r, ")",
-                               text != nullptr ? ": " : "", text != nullptr ? text : "");
   absl::StatusCode code = absl::StatusCode::kInternal;
   switch (r) {
     case CUDA_ERROR_OUT_OF_MEMORY:
@@ -128,7 +126,7 @@ absl::Status CudaError(const DriverApi& api, CUresult r, std::string_view call,
       }
       break;
   }
-  return absl::Status(code, message);
+  return RuntimeCallError(code, call, kernel, r, name, "CUDA error", text);
 }
 
 }  // namespace gpuops::cuda

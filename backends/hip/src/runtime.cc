@@ -1,5 +1,6 @@
 #include <memory>
 
+#include "gpuops/backends/runtime_error.h"
 #include "gpuops/hip/runtime_api.h"
 #include "gpuops/runtime/dynamic_library.h"
 #include "gpuops/runtime/status.h"
@@ -67,9 +68,6 @@ absl::Status HipError(const RuntimeApi& api, hipError_t r, std::string_view call
   if (r == hipSuccess) return absl::OkStatus();
   const char* name = api.hipGetErrorName != nullptr ? api.hipGetErrorName(r) : nullptr;
   const char* text = api.hipGetErrorString != nullptr ? api.hipGetErrorString(r) : nullptr;
-  std::string message = StrCat(call, kernel.empty() ? "" : "(", kernel, kernel.empty() ? "" : ")",
-                               ": ", name != nullptr ? name : "HIP error", " (", r, ")",
-                               text != nullptr ? ": " : "", text != nullptr ? text : "");
   absl::StatusCode code = absl::StatusCode::kInternal;
   switch (r) {
     case hipErrorOutOfMemory:
@@ -104,7 +102,7 @@ absl::Status HipError(const RuntimeApi& api, hipError_t r, std::string_view call
       }
       break;
   }
-  return absl::Status(code, message);
+  return RuntimeCallError(code, call, kernel, r, name, "HIP error", text);
 }
 
 }  // namespace gpuops::hip

@@ -69,27 +69,26 @@ class Fp8ContractTest : public ::testing::Test {
 TEST_F(Fp8ContractTest, M16LaunchesNOver32BlocksOf128ThreadsWithTheSeedsSevenArguments) {
   ASSERT_TRUE(gemm_->Run(Variant::kM16, Args(5, 1000, 256)).ok());
   EXPECT_THAT(gpu_.launches(),
-              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16"), GridIs(32, 1, 1),
-                                BlockIs(128, 1, 1), SharedMemIs(M16Tile::kSharedBytes),
-                                ArgCountIs(7), ArgPtrAt(0, a_), ArgPtrAt(1, weight_),
-                                ArgPtrAt(2, scales_), ArgPtrAt(3, c_), ArgU32At(4, 5),
-                                ArgU32At(5, 1000), ArgU32At(6, 256))));
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16"), GridIs(32, 1, 1), BlockIs(128, 1, 1),
+                                SharedMemIs(M16Tile::kSharedBytes), ArgCountIs(7), ArgPtrAt(0, a_),
+                                ArgPtrAt(1, weight_), ArgPtrAt(2, scales_), ArgPtrAt(3, c_),
+                                ArgU32At(4, 5), ArgU32At(5, 1000), ArgU32At(6, 256))));
 }
 
 TEST_F(Fp8ContractTest, N64HalvesTheBlocksWithTheSameArguments) {
   ASSERT_TRUE(gemm_->Run(Variant::kM16N64, Args(16, 1000, 256)).ok());
-  EXPECT_THAT(gpu_.launches(), ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16_n64"),
-                                                 GridIs(16, 1, 1), BlockIs(128, 1, 1),
-                                                 ArgCountIs(7), ArgU32At(4, 16))));
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16_n64"), GridIs(16, 1, 1),
+                                BlockIs(128, 1, 1), ArgCountIs(7), ArgU32At(4, 16))));
 }
 
 TEST_F(Fp8ContractTest, StridedPassesBothRowPitchesLast) {
   ASSERT_TRUE(gemm_->Run(Variant::kM16Strided, Args(3, 1024, 4096, 4104, 6144)).ok());
-  EXPECT_THAT(gpu_.launches(),
-              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16_strided"), GridIs(32, 1, 1),
-                                BlockIs(128, 1, 1), ArgCountIs(9), ArgU32At(4, 3),
-                                ArgU32At(5, 1024), ArgU32At(6, 4096), ArgU32At(7, 4104),
-                                ArgU32At(8, 6144))));
+  EXPECT_THAT(
+      gpu_.launches(),
+      ElementsAre(AllOf(KernelNamed("w8a16_gemm_m16_strided"), GridIs(32, 1, 1), BlockIs(128, 1, 1),
+                        ArgCountIs(9), ArgU32At(4, 3), ArgU32At(5, 1024), ArgU32At(6, 4096),
+                        ArgU32At(7, 4104), ArgU32At(8, 6144))));
   gpu_.ClearLaunches();
   ASSERT_TRUE(gemm_->Run(Variant::kM16Strided, Args(3, 1024, 4096)).ok());
   EXPECT_THAT(gpu_.launches(), ElementsAre(AllOf(ArgU32At(7, 4096), ArgU32At(8, 1024))))
@@ -99,13 +98,13 @@ TEST_F(Fp8ContractTest, StridedPassesBothRowPitchesLast) {
 TEST_F(Fp8ContractTest, M64RunsLargerMIn64RowSlabs) {
   const absl::Status s = gemm_->Run(Variant::kM64, Args(100, 512, 256, 264, 520));
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_THAT(gpu_.launches(),
-              ElementsAre(AllOf(KernelNamed("w8a16_gemm_m64"), GridIs(8, 1, 1), ArgPtrAt(0, a_),
-                                ArgPtrAt(3, c_), ArgU32At(4, 64)),
-                          AllOf(KernelNamed("w8a16_gemm_m64"), GridIs(8, 1, 1),
-                                ArgPtrAt(0, a_.offset(64 * 264 * 2)),
-                                ArgPtrAt(3, c_.offset(64 * 520 * 2)), ArgU32At(4, 36),
-                                ArgU32At(7, 264), ArgU32At(8, 520))));
+  EXPECT_THAT(
+      gpu_.launches(),
+      ElementsAre(AllOf(KernelNamed("w8a16_gemm_m64"), GridIs(8, 1, 1), ArgPtrAt(0, a_),
+                        ArgPtrAt(3, c_), ArgU32At(4, 64)),
+                  AllOf(KernelNamed("w8a16_gemm_m64"), GridIs(8, 1, 1),
+                        ArgPtrAt(0, a_.offset(64 * 264 * 2)), ArgPtrAt(3, c_.offset(64 * 520 * 2)),
+                        ArgU32At(4, 36), ArgU32At(7, 264), ArgU32At(8, 520))));
 }
 
 TEST_F(Fp8ContractTest, TheSeedsGuardsAreRefusalsNamingArgumentAndValue) {
@@ -159,14 +158,13 @@ TEST_F(Fp8ContractTest, TcM8LaunchesAPersistentGridWithTheWeightAsATensorMap) {
   ASSERT_TRUE(gemm_->Run(Variant::kTcM16, Args(16, 1000, 256)).ok());
   const auto records = gpu_.launches();
   // 28672 / 16 = 1792 tiles over 3 blocks x 132 SMs; 1000 columns: 63 tiles, one block each.
-  EXPECT_THAT(records,
-              ElementsAre(AllOf(KernelNamed("w8a16_gemv_tc_m8"), GridIs(396, 1, 1),
-                                BlockIs(256, 1, 1), SharedMemIs(TcM8Tile::kSharedBytes),
-                                ArgCountIs(9), ArgPtrAt(1, a_), ArgPtrAt(2, scales_),
-                                ArgPtrAt(3, c_), ArgU32At(4, 3), ArgU32At(5, 28672),
-                                ArgU32At(6, 4096), ArgU32At(7, 4104), ArgU32At(8, 28680)),
-                          AllOf(KernelNamed("w8a16_gemv_tc_m16"), GridIs(63, 1, 1),
-                                SharedMemIs(TcM16Tile::kSharedBytes), ArgU32At(4, 16))));
+  EXPECT_THAT(records, ElementsAre(AllOf(KernelNamed("w8a16_gemv_tc_m8"), GridIs(396, 1, 1),
+                                         BlockIs(256, 1, 1), SharedMemIs(TcM8Tile::kSharedBytes),
+                                         ArgCountIs(9), ArgPtrAt(1, a_), ArgPtrAt(2, scales_),
+                                         ArgPtrAt(3, c_), ArgU32At(4, 3), ArgU32At(5, 28672),
+                                         ArgU32At(6, 4096), ArgU32At(7, 4104), ArgU32At(8, 28680)),
+                                   AllOf(KernelNamed("w8a16_gemv_tc_m16"), GridIs(63, 1, 1),
+                                         SharedMemIs(TcM16Tile::kSharedBytes), ArgU32At(4, 16))));
   // The map describes the [N, K] E4M3 weight: box 16 rows x 128 k, 128-byte swizzle.
   TensorMapBytes bytes;
   std::memcpy(bytes.bytes.data(), records[0].args[0].bytes.data(), 128);
@@ -180,6 +178,56 @@ TEST_F(Fp8ContractTest, TcM8LaunchesAPersistentGridWithTheWeightAsATensorMap) {
   EXPECT_EQ(map->box_dims[0], 128u);
   EXPECT_EQ(map->box_dims[1], 16u);
   EXPECT_EQ(map->swizzle, TensorMapSwizzle::k128B);
+}
+
+// The emulation holds a raw tc_m8 launch to what the kernel needs: its shared memory, and a
+// tensor map that describes the [n, k] weight with the kernel's box.
+TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
+  mock::RecordingBackend gpu;
+  auto gemm = Fp8Gemm::Load(gpu);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  auto kernel = TypedKernel<Fp8TmaArgs>::Bind(gemm->kernel(Variant::kTcM8));
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto buf = DeviceBuffer::Allocate(gpu, 1 << 16);
+  ASSERT_TRUE(buf.ok());
+  auto map_of = [&](uint32_t box_rows) {
+    TensorMapDesc d;
+    d.data_type = TensorMapDataType::kU8;
+    d.rank = 2;
+    d.global_address = buf->ptr();
+    d.global_dims = {128, 64};
+    d.global_strides = {0, 128};
+    d.box_dims = {128, box_rows};
+    d.swizzle = TensorMapSwizzle::k128B;
+    return gpu.EncodeTensorMap(d);
+  };
+  auto launch = [&](const TensorMapBytes& map, uint32_t shared) {
+    return kernel
+        ->Launch(gpu, {{4, 1, 1}, {TcM8Tile::kThreads, 1, 1}, shared},
+                 {.weight_map = map,
+                  .input = buf->ptr(),
+                  .block_scale = buf->ptr(),
+                  .output = buf->ptr(),
+                  .m = 1,
+                  .n = 64,
+                  .k = 128,
+                  .a_row_stride = 128,
+                  .c_row_stride = 64})
+        .launch();
+  };
+  auto good = map_of(16);
+  auto wrong = map_of(32);
+  ASSERT_TRUE(good.ok() && wrong.ok());
+  EXPECT_TRUE(launch(*good, TcM8Tile::kSharedBytes).ok());
+  const absl::Status short_smem = launch(*good, TcM8Tile::kSharedBytes - 1024);
+  EXPECT_EQ(short_smem.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(short_smem.message()),
+      HasSubstr(StrCat("bytes of shared memory, its stages need ", TcM8Tile::kSharedBytes)));
+  const absl::Status box = launch(*wrong, TcM8Tile::kSharedBytes);
+  EXPECT_EQ(box.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(box.message()),
+              HasSubstr("(weight_map) describes a 64 x 128 tensor with box 32 x 128"));
 }
 
 TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
@@ -221,8 +269,11 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   ASSERT_TRUE(p.ok());
   const DeviceSpan any = DeviceSpan::Unchecked(*p);
   auto pick = [&](uint32_t m, uint32_t n, uint32_t lda = 0) {
-    GemmArgs args{.a = any, .w = {.weight = any, .block_scale = any, .n = n, .k = 4096},
-                  .c = any, .m = m, .lda = lda};
+    GemmArgs args{.a = any,
+                  .w = {.weight = any, .block_scale = any, .n = n, .k = 4096},
+                  .c = any,
+                  .m = m,
+                  .lda = lda};
     auto v = gemm->Pick(args);
     EXPECT_TRUE(v.ok()) << v.status();
     return v.ok() ? std::string(kVariants[*v].name) : std::string();
@@ -289,8 +340,7 @@ TEST_P(Fp8ExecutionTest, PackedQkvThreeStridedLaunchesFillTheirSlotsOnly) {
     DeviceBuffer c_c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * s.n, common::kBf16Poison));
     ASSERT_TRUE(
-        gemm_->Run(Variant::kM16, {.a = a_c.span(), .w = w.view(), .c = c_c.span(), .m = kM})
-            .ok());
+        gemm_->Run(Variant::kM16, {.a = a_c.span(), .w = w.view(), .c = c_c.span(), .m = kM}).ok());
     const GemmArgs strided{
         .a = a_dev.span(),
         .w = w.view(),
@@ -333,7 +383,8 @@ TEST_P(Fp8ExecutionTest, ARaw17RowLaunchOfM16LeavesRow16Unwritten) {
   std::vector<uint16_t> a(17 * 128);
   verify::FillRandomBf16(absl::MakeSpan(a), 8);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(17 * 64, common::kBf16Poison));
+  DeviceBuffer c =
+      testing::UploadVector(*gpu_, std::vector<uint16_t>(17 * 64, common::kBf16Poison));
   auto kernel = TypedKernel<Fp8Args>::Bind(gemm_->kernel(Variant::kM16));
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   const absl::Status s =
@@ -402,13 +453,15 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
   for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
                     Variant::kTcM8Ldg, Variant::kGemv}) {
-    DeviceBuffer c = testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
-    const absl::Status s = gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
+    DeviceBuffer c =
+        testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
+    const absl::Status s =
+        gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
     ASSERT_TRUE(s.ok()) << s;
     ASSERT_TRUE(gpu_->Synchronize().ok());
     verify::CheckStats ours;
-    verify::CheckTensorCoreBound(testing::DownloadVector<uint16_t>(c), kM, kN, cols, ref,
-                                 abs_sum, ours);
+    verify::CheckTensorCoreBound(testing::DownloadVector<uint16_t>(c), kM, kN, cols, ref, abs_sum,
+                                 ours);
     EXPECT_EQ(ours.failures, 0u) << kVariants[v].name << ": " << ours.first_failure;
     EXPECT_LT(ours.worst_error_ratio, 1.0) << kVariants[v].name;
   }

@@ -40,4 +40,8 @@ GPUOPS_KERNEL_ARGS(TmaSplitKArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_ma
                    (DevicePtr, workspace), (uint32_t, m), (uint32_t, n), (uint32_t, k),
                    (uint32_t, splits));
 
+// dst = src's rows re-laid dst_ld apart, zero-padded past cols: dense_pack_rows_bf16.
+GPUOPS_KERNEL_ARGS(PackArgs, (DevicePtr, src), (DevicePtr, dst), (uint32_t, rows),
+                   (uint32_t, cols), (uint32_t, src_ld), (uint32_t, dst_ld));
+
 }  // namespace gpuops::ops::dense

@@ -42,14 +42,25 @@ class Runner {
   absl::StatusOr<DeviceBuffer> Upload(absl::Span<const uint16_t> host) {
     return DeviceBuffer::FromHost(gpu_, host);
   }
+  // `host` uploaded `offset` elements into a fresh buffer (its span starts at the buffer).
+  absl::StatusOr<DeviceBuffer> UploadAt(absl::Span<const uint16_t> host, uint32_t offset) {
+    if (offset == 0) return Upload(host);
+    std::vector<uint16_t> shifted(offset, kPoison);
+    shifted.insert(shifted.end(), host.begin(), host.end());
+    return Upload(shifted);
+  }
   absl::StatusOr<DeviceBuffer> Poisoned(uint64_t elems) {
     return Upload(std::vector<uint16_t>(elems + kGuardElements, kPoison));
   }
 
-  // Runs `v` into a fresh poisoned output and returns the whole buffer (output + guard).
-  absl::StatusOr<std::vector<uint16_t>> RunInto(Variant v, GemmArgs args) {
-    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c, Poisoned(uint64_t{args.m} * args.n));
-    args.c = DeviceSpan(c.ptr(), uint64_t{args.m} * args.n * 2);  // the guard lies past it
+  // Runs `v` into a fresh poisoned output `offset` elements into its buffer and returns the
+  // output and its guard; an element before the output that is no longer poison counts as guard
+  // damage.
+  absl::StatusOr<std::vector<uint16_t>> RunInto(Variant v, GemmArgs args, uint32_t offset,
+                                                CheckStats* stats) {
+    const uint64_t mn = uint64_t{args.m} * args.n;
+    GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c, Poisoned(offset + mn));
+    GPUOPS_ASSIGN_OR_RETURN(args.c, c.span().Slice(uint64_t{offset} * 2, mn * 2));
     DeviceBuffer workspace;
     if (const uint64_t ws = dense_.WorkspaceBytes(v, args); ws > 0) {
       GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu_, ws));
@@ -57,7 +68,15 @@ class Runner {
     }
     GPUOPS_RETURN_IF_ERROR(dense_.Run(v, args));
     GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
-    return c.ToHost<uint16_t>();
+    GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> all, c.ToHost<uint16_t>());
+    for (uint32_t i = 0; i < offset; ++i) {
+      if (all[i] != kPoison && stats != nullptr) ++stats->guard_damage;
+    }
+    all.erase(all.begin(), all.begin() + offset);
+    return all;
+  }
+  absl::StatusOr<std::vector<uint16_t>> RunInto(Variant v, GemmArgs args) {
+    return RunInto(v, std::move(args), 0, nullptr);
   }
 
   GpuBackend& gpu_;
@@ -138,7 +157,8 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
       return absl::OkStatus();
     }
     case Accuracy::kTensorCore: {
-      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> out, run.RunInto(v, args));
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> out,
+                              run.RunInto(v, args, p.shape.offset, &stats));
       CheckWrittenAndGuard(out, mn, kPoison, stats);
       const auto& [value, abs] = p.Float64();
       CheckTensorCoreBound(out, p.shape.m, p.shape.n, p.cols, value, abs, stats);
@@ -211,6 +231,19 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
     ks.push_back(4096 + spec.k_multiple);  // 65 k-blocks over the splits, the last one partial
   }
   std::vector<DenseShape> out;
+  if (spec.extra.any_alignment) {
+    // Ragged K, an odd B stride where the kernel takes one, and offset operands.
+    ks = {1, 37, set == ShapeSet::kFull ? 4099u : 263u};
+    for (uint32_t k : ks) {
+      for (uint32_t n : ns) {
+        for (uint32_t m : ms) {
+          const bool odd = (m + n) % 2 == 1;
+          out.push_back({m, n, k, ldb && odd ? k + 3 : k, odd ? 0u : 1u});
+        }
+      }
+    }
+    return out;
+  }
   for (uint32_t k : ks) {
     for (uint32_t n : ns) {
       for (uint32_t m : ms) out.push_back({m, n, k, ldb || (tma && n % 2 == 1) ? k + 8 : k});
@@ -226,9 +259,10 @@ bool DenseCaseResult::pass() const {
 
 std::string DenseCaseResult::Describe() const {
   const VariantSpec& spec = kVariants[variant];
-  char head[128];
-  std::snprintf(head, sizeof(head), "%-14s m=%-4u n=%-6u k=%-4u ldb=%-4u",
-                std::string(spec.name).c_str(), shape.m, shape.n, shape.k, shape.ldb);
+  char head[160];
+  std::snprintf(head, sizeof(head), "%-14s m=%-4u n=%-6u k=%-4u ldb=%-4u%s",
+                std::string(spec.name).c_str(), shape.m, shape.n, shape.k, shape.ldb,
+                shape.offset != 0 ? StrCat(" offset=", shape.offset).c_str() : "");
   if (!skipped.empty()) return StrCat(head, "  skipped: ", skipped);
   if (!status.ok()) return StrCat(head, "  ERROR ", status.message());
   char figures[160];
@@ -253,13 +287,14 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
   Runner run(gpu, dense, common, options);
 
   // Cases grouped by weight (N, K, ldb), then M, so each input is made and uploaded once.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<uint32_t, std::vector<Variant>>>
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>,
+           std::map<uint32_t, std::vector<Variant>>>
       groups;
   for (const VariantSpec& spec : kVariants.rows()) {
     if (options.include && !options.include(spec.variant)) continue;
     if (!dense.Ships(spec.variant)) continue;
     for (const DenseShape& s : DenseShapes(options.shapes, spec.variant)) {
-      groups[{s.n, s.k, s.ldb}][s.m].push_back(spec.variant);
+      groups[{s.n, s.k, s.ldb, s.offset}][s.m].push_back(spec.variant);
     }
   }
   std::vector<DenseCaseResult> results;
@@ -268,7 +303,7 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
     results.push_back(std::move(r));
   };
   for (const auto& [nkl, by_m] : groups) {
-    const auto [n, k, ldb] = nkl;
+    const auto [n, k, ldb, offset] = nkl;
     const uint64_t nk = uint64_t{n} * k;
     const bool any_runs = std::any_of(by_m.begin(), by_m.end(), [&](const auto& e) {
       return options.mac_budget == 0 || e.first * nk <= options.mac_budget;
@@ -283,7 +318,7 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
       for (uint32_t row = 0; row < n; ++row) {
         std::fill_n(b.begin() + static_cast<ptrdiff_t>(size_t{row} * ldb + k), ldb - k, kPadNan);
       }
-      auto uploaded = run.Upload(b);
+      auto uploaded = run.UploadAt(b, offset);
       if (uploaded.ok()) {
         b_dev = *std::move(uploaded);
       } else {
@@ -291,7 +326,7 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
       }
     }
     for (const auto& [m, variants] : by_m) {
-      const DenseShape shape{m, n, k, ldb};
+      const DenseShape shape{m, n, k, ldb, offset};
       const uint64_t macs = uint64_t{m} * n * k;
       Problem p;
       p.shape = shape;
@@ -303,11 +338,11 @@ absl::StatusOr<std::vector<DenseCaseResult>> RunDenseChecks(GpuBackend& gpu,
         p.a.resize(size_t{m} * k);
         FillRandomBf16(absl::MakeSpan(p.a),
                        options.seed ^ (uint64_t{m} * 0x9e3779b1) ^ n ^ (uint64_t{k} << 20));
-        auto uploaded = run.Upload(p.a);
+        auto uploaded = run.UploadAt(p.a, offset);
         if (uploaded.ok()) {
           a_dev = *std::move(uploaded);
-          p.a_dev = a_dev.span();
-          p.b_dev = b_dev.span();
+          p.a_dev = *a_dev.span().Slice(uint64_t{offset} * 2, p.a.size() * 2);
+          p.b_dev = *b_dev.span().Slice(uint64_t{offset} * 2, b.size() * 2);
         } else {
           status = uploaded.status();
         }

@@ -30,13 +30,18 @@ namespace gpuops::ops::dense {
 
 struct DenseShape {
   uint32_t m = 0, n = 0, k = 0, ldb = 0;
+  // Elements by which A, B and C start past a 16-byte boundary (only for the variants that take
+  // any alignment); the elements before an offset C must stay untouched.
+  uint32_t offset = 0;
   friend bool operator==(const DenseShape&, const DenseShape&) = default;
 };
 
 // The shapes a variant is checked at. Full: M in {1, 15, 16, 17, 128, 300}, N in {64, 200,
 // 4096, 151937}, K in {the variant's minimum, 4096}; odd N only for variants that take any N,
 // and ldb = K + 8 for the _ldb variants; small-M variants take M at the edges of their range and
-// also K = 4096 + their minimum, as does wgmma_128x128_splitk. Quick: a subset sized for a CPU.
+// also K = 4096 + their minimum, as does wgmma_128x128_splitk. The variants that take any
+// alignment run K in {1, 37, 4099}, odd ldb (K + 3) and operands 1 element past a 16-byte
+// boundary. Quick: a subset sized for a CPU.
 std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v);
 
 struct DenseCaseResult {

@@ -13,6 +13,56 @@ namespace {
 
 uint32_t EffectiveLdb(const GemmArgs& args) { return args.ldb == 0 ? args.k : args.ldb; }
 
+// The wgmma tiles the dispatcher weighs: the time one tile takes relative to a 128 x 256 tile,
+// and the share of the SMs whose tiles run at that speed together (H200, bench/NOTES.md, session
+// 6): 128 x 128 0.52-0.55 and 64 x 128 0.31 (4096^3, several waves of each); 64 x 64 tiles run
+// at 0.16 while they occupy at most half the SMs and slow down beyond (memory-bound small tiles).
+struct TileCost {
+  Variant variant;
+  double cost;
+  double sm_share;
+};
+constexpr TileCost kTileCosts[] = {{Variant::kWgmma128x256, 1.0, 1.0},
+                                   {Variant::kWgmma128x128, 0.55, 1.0},
+                                   {Variant::kWgmma64x128, 0.30, 1.0},
+                                   {Variant::kWgmma64x64, 0.16, 0.5}};
+
+// Whether every operand suits the 16-byte kernels: A, B and C 16-byte aligned, K and ldb
+// multiples of 8.
+bool SixteenByteOperands(const GemmArgs& args) {
+  bool aligned = args.k % 8 == 0 && EffectiveLdb(args) % 8 == 0;
+  for (const DeviceSpan& span : {args.a, args.b, args.c}) aligned &= span.address() % 16 == 0;
+  return aligned;
+}
+
+// Where the packed variant keeps its copies in the workspace: A as [M, K8], B as [N, K8] (K8 =
+// K rounded up to a multiple of 8), and C as [M, N] when C itself is not 16-byte aligned.
+struct PackedLayout {
+  uint32_t k8 = 0;
+  bool copies_c = false;
+  uint64_t a = 0, b = 0, c = 0;  // byte offsets
+  uint64_t total = 0;
+};
+PackedLayout LayoutPacked(const GemmArgs& args) {
+  constexpr uint64_t kAlign = PackTile::kAlign;
+  PackedLayout l;
+  l.k8 = static_cast<uint32_t>(AlignUp(args.k, PackTile::kRowMultiple));
+  l.copies_c = args.c.address() % 16 != 0;
+  const uint64_t a_bytes = SaturatingMul(SaturatingMul(args.m, l.k8), 2);
+  const uint64_t b_bytes = SaturatingMul(SaturatingMul(args.n, l.k8), 2);
+  const uint64_t c_bytes = l.copies_c ? SaturatingMul(SaturatingMul(args.m, args.n), 2) : 0;
+  l.a = 0;
+  l.b = SaturatingAdd(l.a, AlignUp(a_bytes, kAlign));
+  l.c = SaturatingAdd(l.b, AlignUp(b_bytes, kAlign));
+  l.total = SaturatingAdd(l.c, c_bytes);
+  return l;
+}
+
+// Grid of one dense_pack_rows_bf16 launch over `rows` rows of `dst_ld` elements.
+LaunchDims PackDims(uint32_t rows, uint32_t dst_ld) {
+  return {{rows, CeilDiv(dst_ld, PackTile::kChunk), 1}, {PackTile::kThreads, 1, 1}, 0};
+}
+
 }  // namespace
 
 absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu) {
@@ -50,6 +100,8 @@ absl::StatusOr<DenseGemm::AnyKernel> DenseGemm::BindVariant(const VariantSpec& s
       return bind.operator()<TmaArgs>();
     case ArgShape::kTmaSplitK:
       return bind.operator()<TmaSplitKArgs>();
+    case ArgShape::kPack:
+      return bind.operator()<PackArgs>();
   }
   return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
 }
@@ -90,7 +142,11 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                                 "variant takes any N"));
   }
   const uint32_t ldb = EffectiveLdb(args);
-  if (TakesLdb(spec.shape)) {
+  if (spec.extra.any_alignment) {
+    if (ldb < args.k) {
+      return ArgumentError(spec.kernel, StrCat("ldb=", ldb, " must be >= k=", args.k));
+    }
+  } else if (TakesLdb(spec.shape)) {
     if (ldb < args.k || ldb % 8 != 0) {
       return ArgumentError(spec.kernel, StrCat("ldb=", ldb, " must be >= k=", args.k,
                                                " and a multiple of 8 (16-byte-aligned B rows)"));
@@ -112,7 +168,10 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
     return ArgumentError(spec.kernel,
                          StrCat("scale=", args.scale, ": only tc_scaled_acc takes a scale"));
   }
-  if (spec.k_multiple % 8 == 0) {
+  for (const auto& [name, span] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
+    GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, name, span.ptr(), 2, "BF16 elements"));
+  }
+  if (!spec.extra.any_alignment && spec.k_multiple % 8 == 0) {
     for (const auto& [name, span] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
       GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, name, span.ptr(), 16, "16-byte loads"));
     }
@@ -125,6 +184,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                     StrCat("n=", args.n, " rows of k=", args.k, " BF16, ldb=", ldb, " apart,")));
   GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
                                        StrCat("m=", args.m, " rows of n=", args.n, " BF16")));
+  if (spec.shape == ArgShape::kPack) return CanImplementPacked(args);
   if (!spec.second_kernel.empty()) {
     const uint32_t splits = Splits(v, args);
     // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
@@ -156,6 +216,49 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
                          StrCat("m=", args.m, ", n=", args.n));
 }
 
+absl::StatusOr<GemmArgs> DenseGemm::PackedArgs(const GemmArgs& args) const {
+  const PackedLayout l = LayoutPacked(args);
+  const std::string_view kernel = kVariants[Variant::kPacked].kernel;
+  if (args.workspace.is_null() || args.workspace.unchecked()) {
+    return ArgumentError(kernel, StrCat("needs a sized workspace of ", l.total,
+                                        " bytes for its copies (WorkspaceBytes)"));
+  }
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(kernel, "workspace", args.workspace.ptr(), 16,
+                                        "the copies are read 16 bytes at a time"));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(kernel, "workspace", args.workspace, l.total,
+                                       StrCat("copies of A (m=", args.m, " x ", l.k8,
+                                              "), B (n=", args.n, " x ", l.k8, ")",
+                                              l.copies_c ? " and C" : "", " (WorkspaceBytes)")));
+  GemmArgs inner;
+  GPUOPS_ASSIGN_OR_RETURN(inner.a, args.workspace.Slice(l.a, uint64_t{args.m} * l.k8 * 2));
+  GPUOPS_ASSIGN_OR_RETURN(inner.b, args.workspace.Slice(l.b, uint64_t{args.n} * l.k8 * 2));
+  if (l.copies_c) {
+    GPUOPS_ASSIGN_OR_RETURN(inner.c, args.workspace.Slice(l.c, uint64_t{args.m} * args.n * 2));
+  } else {
+    inner.c = args.c;
+  }
+  inner.m = args.m;
+  inner.n = args.n;
+  inner.k = l.k8;
+  return inner;
+}
+
+absl::Status DenseGemm::CanImplementPacked(const GemmArgs& args) const {
+  const std::string_view kernel = kVariants[Variant::kPacked].kernel;
+  const PackedLayout l = LayoutPacked(args);
+  const DeviceInfo& device = gpu_->device_info();
+  const uint32_t widest = std::max(l.k8, args.n);
+  GPUOPS_RETURN_IF_ERROR(RequireGridFits(kernel, PackDims(std::max(args.m, args.n), widest).grid,
+                                         device, StrCat("m=", args.m, ", n=", args.n)));
+  GPUOPS_ASSIGN_OR_RETURN(const GemmArgs inner, PackedArgs(args));
+  GPUOPS_ASSIGN_OR_RETURN(const Variant v, Pick(inner));
+  if (v == Variant::kScalar) {
+    return absl::FailedPreconditionError(
+        StrCat(kernel, ": no 16-byte kernel ships for the copies (the dispatcher chose scalar)"));
+  }
+  return absl::OkStatus();
+}
+
 GemmExtents ExtentsOf(const GemmArgs& args) {
   const uint64_t ldb = args.ldb == 0 ? args.k : args.ldb;
   GemmExtents e;
@@ -185,7 +288,7 @@ uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
   const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
   const uint64_t tiles = std::max<uint64_t>(1, TileCount(*spec, args.m, args.n));
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
-  if (v == Variant::kWgmma128x128SplitK) {
+  if (v == Variant::kWgmma128x128SplitK || v == Variant::kWgmma64x128SplitK) {
     // One wave: tiles x splits <= SMs.
     return static_cast<uint32_t>(
         std::clamp<uint64_t>(std::min(sms / tiles, by_k), 1, kWgmmaMaxSplits));
@@ -199,6 +302,7 @@ uint32_t DenseGemm::Splits(Variant v, const GemmArgs& args) const {
 }
 
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
+  if (v == Variant::kPacked) return LayoutPacked(args).total;
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || spec->second_kernel.empty()) return 0;
   return SaturatingMul(SaturatingMul(Splits(v, args), SaturatingMul(args.m, args.n)),
@@ -209,12 +313,26 @@ uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
 // to 1.63x (K = 14336) faster than the 32 tiles alone; 2 splits of 48 tiles ran slower, the
 // FP32 partials and the reduce costing more than the idle SMs.
 bool DenseGemm::WorthSplitting(const GemmArgs& args) const {
-  return args.m > 16 && SplitsFor(Variant::kWgmma128x128SplitK, args) >= 4 &&
-         Ships(Variant::kWgmma128x128SplitK);
+  const Variant v = SplitVariant(args);
+  // Measured (bench/NOTES.md): 4 splits pay, and 2 or 3 when each split still runs 8192 k
+  // or more; fewer, shorter splits cost their FP32 partials and the reduce more than they gain.
+  const uint32_t splits = SplitsFor(v, args);
+  return args.m > 16 && (splits >= 4 || (splits >= 2 && args.k / splits >= 8192)) && Ships(v);
+}
+
+Variant DenseGemm::SplitVariant(const GemmArgs& args) const {
+  return args.m <= kVariants[Variant::kWgmma64x128SplitK].tile_m && Ships(Variant::kWgmma64x128SplitK)
+             ? Variant::kWgmma64x128SplitK
+             : Variant::kWgmma128x128SplitK;
 }
 
 uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
-  return WorthSplitting(args) ? WorkspaceBytes(Variant::kWgmma128x128SplitK, args) : 0;
+  if (!SixteenByteOperands(args)) {
+    return args.m > kVariants[Variant::kGemvM32Unaligned].max_m && Ships(Variant::kPacked)
+               ? WorkspaceBytes(Variant::kPacked, args)
+               : 0;
+  }
+  return WorthSplitting(args) ? WorkspaceBytes(SplitVariant(args), args) : 0;
 }
 
 absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& spec,
@@ -291,6 +409,29 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
           TmaArgs{.a_map = maps.a, .b_map = maps.b, .c = args.c.ptr(), .m = m, .n = n, .k = k}));
       return plan;
     }
+    case ArgShape::kPack: {
+      const PackedLayout l = LayoutPacked(args);
+      GPUOPS_ASSIGN_OR_RETURN(const GemmArgs inner, PackedArgs(args));
+      GPUOPS_ASSIGN_OR_RETURN(const Variant inner_variant, Pick(inner));
+      GPUOPS_ASSIGN_OR_RETURN(const GemmPlan inner_plan, PlanAccepted(inner_variant, inner));
+      auto pack = [&](DevicePtr src, DevicePtr dst, uint32_t rows, uint32_t cols, uint32_t src_ld,
+                      uint32_t dst_ld) {
+        return AddLaunch(plan, spec, PackDims(rows, dst_ld),
+                         PackArgs{.src = src,
+                                  .dst = dst,
+                                  .rows = rows,
+                                  .cols = cols,
+                                  .src_ld = src_ld,
+                                  .dst_ld = dst_ld});
+      };
+      GPUOPS_RETURN_IF_ERROR(pack(args.a.ptr(), inner.a.ptr(), m, k, k, l.k8));
+      GPUOPS_RETURN_IF_ERROR(pack(args.b.ptr(), inner.b.ptr(), n, k, EffectiveLdb(args), l.k8));
+      plan.launches.insert(plan.launches.end(), inner_plan.launches.begin(),
+                           inner_plan.launches.end());
+      if (l.copies_c) GPUOPS_RETURN_IF_ERROR(pack(inner.c.ptr(), args.c.ptr(), m, n, n, n));
+      plan.workspace_bytes = l.total;
+      return plan;
+    }
     case ArgShape::kSplitK:
     case ArgShape::kTmaSplitK: {
       plan.splits = Splits(spec.variant, args);
@@ -331,44 +472,53 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
 }
 
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
-  // A misaligned operand would leave only the scalar kernel: refuse instead of a silent 10x.
-  if (Ships(Variant::kTensorCore) || Ships(Variant::kGemvM8) || Ships(Variant::kWgmma128x256)) {
-    for (const auto& [name, span] : {std::pair{"a", args.a}, {"b", args.b}, {"c", args.c}}) {
-      if (span.address() % 16 != 0) {
-        return absl::InvalidArgumentError(StrCat(
-            "dense: ", name, " at 0x", Hex(span.address()),
-            " is not 16-byte aligned: every variant but scalar reads 16-byte rows, and scalar "
-            "runs about a tenth as fast; align the operand, or run Variant::kScalar explicitly"));
-      }
+  // Operands the 16-byte kernels cannot read (an offset pointer, K or ldb not a multiple of 8)
+  // go to the kernels that take any alignment (packed: given GemmWorkspaceBytes of workspace);
+  // scalar is the last resort.
+  if (!SixteenByteOperands(args) && args.splits == 0) {
+    absl::Status last = absl::FailedPreconditionError("dense: no variant");
+    for (Variant v : {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned,
+                      Variant::kGemvM32Unaligned, Variant::kPacked, Variant::kScalar}) {
+      last = CanImplement(v, args);
+      if (last.ok()) return v;
     }
+    return absl::FailedPreconditionError(
+        StrCat("dense: no variant can run m=", args.m, " n=", args.n, " k=", args.k,
+               " ldb=", EffectiveLdb(args), " with operands not 16-byte aligned (last refusal: ",
+               last.message(), ")"));
   }
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
   absl::InlinedVector<Variant, 10> order;
   if (args.splits != 0) {
-    order = {Variant::kWgmma128x128SplitK, Variant::kSplitK};
+    order = {SplitVariant(args), Variant::kWgmma128x128SplitK, Variant::kSplitK};
   } else {
     if (args.m <= 8) order.push_back(Variant::kGemvM8);
     if (args.m <= 16) {
       order.push_back(Variant::kGemvM16);
       order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
     }
-    // Wgmma tiles: 128 x 128 when the 128 x 256 grid would leave more of its last wave idle than
-    // the narrower tiles cost (they run at about 0.55 of the wide tile's time).
+    // Wgmma tiles by the SM-waves their grid takes, each wave weighed by the time one tile
+    // takes relative to a 128 x 256 tile (kTileCosts); ties keep the wider tile.
     const double sms = std::max(gpu_->device_info().sm_count, 1);
-    const double wide_waves =
-        std::ceil(TileCount(kVariants[Variant::kWgmma128x256], args.m, args.n) / sms);
-    const double narrow_waves =
-        std::ceil(TileCount(kVariants[Variant::kWgmma128x128], args.m, args.n) / sms) * 0.55;
+    struct Candidate {
+      Variant variant;
+      double cost;
+    };
+    absl::InlinedVector<Candidate, 4> tiles;
+    for (const TileCost& t : kTileCosts) {
+      const double waves =
+          std::ceil(TileCount(kVariants[t.variant], args.m, args.n) / std::max(1.0, sms * t.sm_share));
+      tiles.push_back({t.variant, waves * t.cost});
+    }
+    std::stable_sort(tiles.begin(), tiles.end(),
+                     [](const Candidate& x, const Candidate& y) { return x.cost < y.cost; });
     // Split only into a workspace whose size is known to cover it.
+    const Variant split = SplitVariant(args);
     if (WorthSplitting(args) && !args.workspace.unchecked() &&
-        args.workspace.bytes() >= WorkspaceBytes(Variant::kWgmma128x128SplitK, args)) {
-      order.push_back(Variant::kWgmma128x128SplitK);
+        args.workspace.bytes() >= WorkspaceBytes(split, args)) {
+      order.push_back(split);
     }
-    if (narrow_waves < wide_waves) {
-      order.insert(order.end(), {Variant::kWgmma128x128, Variant::kWgmma128x256});
-    } else {
-      order.insert(order.end(), {Variant::kWgmma128x256, Variant::kWgmma128x128});
-    }
+    for (const Candidate& c : tiles) order.push_back(c.variant);
     order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
     if (strided) order.push_back(Variant::kTensorCoreLdb);
     order.push_back(Variant::kScalar);

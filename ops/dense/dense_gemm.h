@@ -87,20 +87,23 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // The split count a split-K variant uses when args.splits is 0: splitk, enough blocks for
   // two waves; wgmma_128x128_splitk, as many as keep tiles x splits within one wave of SMs.
   uint32_t SplitsFor(Variant v, const GemmArgs& args) const;
-  // The workspace that lets Gemm() pick a split-K variant for `args` (0 when it would not).
+  // The workspace that lets Gemm() pick a split-K variant, or the packed one, for `args` (0 when
+  // it would take neither).
   uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
   // Plan(v, args), Plan(args) (the dispatcher's), Run(plan), Run(v, args) and Gemm(args) come
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher, first variant that ships and can implement the call:
   //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;
-  //   prefill: the sm_90a wgmma kernel (128 x 256 tiles, or 128 x 128 when that wastes fewer
-  //   SM-waves; wgmma_128x128_splitk when 128 x 128 tiles fill at most a quarter of the SMs
-  //   and the args carry GemmWorkspaceBytes() of workspace), then pipelined (pipelined_ldb for a B
-  //   stride or N not a multiple of 8), then scalar when nothing faster is shipped.
-  //   args.splits != 0: wgmma_128x128_splitk, then splitk.
-  // An operand that is not 16-byte aligned is refused rather than sent to the scalar kernel (a
-  // tenth of the speed): align it, or run Variant::kScalar explicitly.
+  //   beyond: the sm_90a wgmma kernels (128 x 256, 128 x 128 or 64 x 128 tiles, the fewest
+  //   SM-waves weighed by each tile's time; a split-K wgmma variant, 64 x 128 for M <= 64, when
+  //   its tiles fill at most a quarter of the SMs and the args carry GemmWorkspaceBytes() of
+  //   workspace), then pipelined (pipelined_ldb for a B stride or N not a multiple of 8), then
+  //   scalar when nothing faster is shipped.
+  //   args.splits != 0: the split-K wgmma variant for M, then the other, then splitk.
+  //   Operands the 16-byte kernels cannot read (A, B or C not 16-byte aligned, K or ldb not a
+  //   multiple of 8): gemv_m8 / _m16 / _m32_unaligned for M <= 32, packed beyond (given
+  //   GemmWorkspaceBytes() of workspace), scalar when neither can run.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }
@@ -108,12 +111,16 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
  private:
   using AnyKernel = std::variant<TypedKernel<MnkArgs>, TypedKernel<LdbArgs>,
                                  TypedKernel<ScaledAccArgs>, TypedKernel<SplitKPartialArgs>,
-                                 TypedKernel<TmaArgs>, TypedKernel<TmaSplitKArgs>>;
+                                 TypedKernel<TmaArgs>, TypedKernel<TmaSplitKArgs>,
+                                 TypedKernel<PackArgs>>;
   struct TmaMaps {
     TensorMapBytes a;
     TensorMapBytes b;
   };
 
+  // The packed variant: its inner problem on the workspace copies, and its checks.
+  absl::StatusOr<GemmArgs> PackedArgs(const GemmArgs& args) const;
+  absl::Status CanImplementPacked(const GemmArgs& args) const;
   // The variant's kernel bound to the argument list of its shape (null when not shipped).
   absl::StatusOr<AnyKernel> BindVariant(const VariantSpec& spec) const;
   friend class PlannedGemm<DenseGemm, Variant, GemmArgs>;
@@ -124,8 +131,10 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   absl::StatusOr<TmaMaps> EncodeTmaMaps(const VariantSpec& spec, const GemmArgs& args) const;
   // The split count a split-K variant runs: args.splits, or SplitsFor when that is 0.
   uint32_t Splits(Variant v, const GemmArgs& args) const;
-  // Whether the dispatcher would take wgmma_128x128_splitk for `args` given the workspace.
+  // Whether the dispatcher would take a split-K wgmma variant for `args` given the workspace,
+  // and which: wgmma_64x128_splitk for M <= 64, else wgmma_128x128_splitk.
   bool WorthSplitting(const GemmArgs& args) const;
+  Variant SplitVariant(const GemmArgs& args) const;
   // Appends the launch of the variant's kernel with `args` to `plan`.
   template <typename Args>
   absl::Status AddLaunch(GemmPlan& plan, const VariantSpec& spec, const LaunchDims& dims,

@@ -197,7 +197,8 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
 
 // dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory; block b owns
 // weight rows [16 b, 16 b + 16) for activation rows below 8 n_tiles.
-absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
+// The _unaligned kernels read A and B at any 2-byte alignment and any K and ldb >= K.
+absl::Status Gemv(uint32_t n_tiles, bool any_alignment, const HostLaunch& l, HostMemory& mem) {
   const uint32_t warps = l.block().x / 32;
   if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
       l.block().z != 1) {
@@ -210,7 +211,11 @@ absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   GPUOPS_RETURN_IF_ERROR(
       RequireSharedMem(l, GemvSharedBytes(warps, n_tiles), StrCat(warps, " warps")));
   GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
-  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.ldb, /*vector_loads=*/true));
+  if (any_alignment) {
+    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.a, ArgLabel(&LdbArgs::a), 2));
+    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.b, ArgLabel(&LdbArgs::b), 2));
+  }
+  GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.ldb, !any_alignment));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
   std::vector<float> acc;
   for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
@@ -227,13 +232,41 @@ absl::Status Gemv(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
+// dense_pack_rows_bf16: block (r, j) writes elements [j kChunk, (j + 1) kChunk) of row r below
+// dst_ld: src's element below cols, zero past it.
+absl::Status PackRows(const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {PackTile::kThreads, 1, 1}));
+  GPUOPS_ASSIGN_OR_RETURN(PackArgs args, l.Unpack<PackArgs>());
+  const uint32_t rows = args.rows, cols = args.cols;
+  if (args.src_ld < cols || args.dst_ld < cols) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": src_ld=", args.src_ld, " and dst_ld=",
+                                             args.dst_ld, " must be >= cols=", cols));
+  }
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.src, ArgLabel(&PackArgs::src), 2));
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.dst, ArgLabel(&PackArgs::dst), 2));
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(rows, args.dst_ld)));
+  const uint64_t src_elems = rows == 0 ? 0 : uint64_t{rows - 1} * args.src_ld + cols;
+  const uint64_t dst_elems = rows == 0 ? 0 : uint64_t{rows - 1} * args.dst_ld + args.dst_ld;
+  GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint16_t>(args.src, src_elems, ArgLabel(&PackArgs::src)));
+  GPUOPS_ASSIGN_OR_RETURN(auto dst, mem.View<uint16_t>(args.dst, dst_elems, ArgLabel(&PackArgs::dst)));
+  for (uint64_t r = 0; r < std::min<uint64_t>(l.grid().x, rows); ++r) {
+    for (uint64_t j = 0; j < l.grid().y; ++j) {
+      const uint64_t end = std::min<uint64_t>(args.dst_ld, (j + 1) * PackTile::kChunk);
+      for (uint64_t c = j * PackTile::kChunk; c < end; ++c) {
+        dst[r * args.dst_ld + c] = c < cols ? src[r * args.src_ld + c] : uint16_t{0};
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
 // [N, K] operands with the kernel's boxes and swizzle; block b walks units b, b + grid.x, ...
 // kSplitK: unit u is tile u % tiles over the k-blocks of split u / tiles (SplitKBlocks), whose
 // FP32 sums go to workspace[split][M][N]; otherwise units are tiles and C is BF16.
-template <uint32_t kTileN, bool kSplitK>
+template <uint32_t kTileN, uint32_t kConsumers, bool kSplitK>
 absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
-  using T = WgmmaTile<kTileN>;
+  using T = WgmmaTile<kTileN, kConsumers>;
   using Args = std::conditional_t<kSplitK, TmaSplitKArgs, TmaArgs>;
   GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {T::kThreads, 1, 1}));
   GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, T::kSharedBytes, "its stages"));
@@ -327,19 +360,37 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         fn = SplitKPartial;
         break;
       case Variant::kGemvM8:
-      case Variant::kGemvM16: {
+      case Variant::kGemvM16:
+      case Variant::kGemvM8Unaligned:
+      case Variant::kGemvM16Unaligned:
+      case Variant::kGemvM32Unaligned: {
         const uint32_t n_tiles = CeilDiv(spec.max_m, 8);
-        fn = [n_tiles](const HostLaunch& l, HostMemory& mem) { return Gemv(n_tiles, l, mem); };
+        const bool any_alignment = spec.extra.any_alignment;
+        fn = [n_tiles, any_alignment](const HostLaunch& l, HostMemory& mem) {
+          return Gemv(n_tiles, any_alignment, l, mem);
+        };
         break;
       }
+      case Variant::kPacked:
+        fn = PackRows;
+        break;
       case Variant::kWgmma128x256:
-        fn = Wgmma<256, false>;
+        fn = Wgmma<256, 2, false>;
         break;
       case Variant::kWgmma128x128:
-        fn = Wgmma<128, false>;
+        fn = Wgmma<128, 2, false>;
         break;
       case Variant::kWgmma128x128SplitK:
-        fn = Wgmma<128, true>;
+        fn = Wgmma<128, 2, true>;
+        break;
+      case Variant::kWgmma64x128:
+        fn = Wgmma<128, 1, false>;
+        break;
+      case Variant::kWgmma64x128SplitK:
+        fn = Wgmma<128, 1, true>;
+        break;
+      case Variant::kWgmma64x64:
+        fn = Wgmma<64, 1, false>;
         break;
     }
     registry.Register(spec.kernel, std::move(fn));

@@ -30,6 +30,13 @@ enum class Variant : uint8_t {
   kWgmma128x256,
   kWgmma128x128,
   kWgmma128x128SplitK,
+  kGemvM8Unaligned,
+  kGemvM16Unaligned,
+  kPacked,
+  kWgmma64x128,
+  kWgmma64x128SplitK,
+  kWgmma64x64,
+  kGemvM32Unaligned,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -40,6 +47,7 @@ enum class ArgShape : uint8_t {
   kSplitK,     // SplitKPartialArgs, then the reduce's SplitKReduceArgs
   kTma,        // TmaArgs: A and B through TMA tensor maps (B's map holds ldb)
   kTmaSplitK,  // TmaSplitKArgs, then split-K's reduce
+  kPack,       // PackArgs copies into the workspace, then the launches of an aligned variant
 };
 
 // Whether the variant's kernel takes A and B as TMA tensor maps (B's row stride in B's map).
@@ -53,6 +61,9 @@ struct DenseExtra {
   // The gemv kernels: block.x = 32 GemvWarps(N tiles, SMs) and shared memory GemvSharedBytes
   // instead of the row's block (the largest) and shared_mem_bytes.
   bool warps_per_wave = false;
+  // Reads A and B at any 2-byte alignment, K and ldb >= K of any value (the 16-byte kernels need
+  // 16-byte-aligned operands and K, ldb multiples of 8).
+  bool any_alignment = false;
   friend constexpr bool operator==(DenseExtra, DenseExtra) = default;
 };
 
@@ -198,6 +209,86 @@ inline constexpr VariantTable kVariants(
          .k_multiple = 8,
          .summary = "sm_90a: wgmma_128x128 over tiles x K splits (FP32 partials, reduced in split "
                     "order); fills the SMs when M x N has few tiles"},
+        {.variant = Variant::kGemvM8Unaligned,
+         .name = "gemv_m8_unaligned",
+         .kernel = "dense_gemv_bf16_m8_unaligned",
+         .shape = ArgShape::kLdb,
+         .tile_m = 8,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .max_m = 8,
+         .summary = "gemv_m8 for any K and ldb and 2-byte-aligned A and B: aligned 16-byte reads "
+                    "funnelled into place",
+         .extra = {.warps_per_wave = true, .any_alignment = true}},
+        {.variant = Variant::kGemvM16Unaligned,
+         .name = "gemv_m16_unaligned",
+         .kernel = "dense_gemv_bf16_m16_unaligned",
+         .shape = ArgShape::kLdb,
+         .tile_m = 16,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .max_m = 16,
+         .summary = "gemv_m16 for any K and ldb and 2-byte-aligned A and B",
+         .extra = {.warps_per_wave = true, .any_alignment = true}},
+        {.variant = Variant::kPacked,
+         .name = "packed",
+         .kernel = "dense_pack_rows_bf16",
+         .shape = ArgShape::kPack,
+         .tile_m = 1,
+         .tile_n = PackTile::kChunk,
+         .block = {PackTile::kThreads, 1, 1},
+         .summary = "any K, ldb and 2-byte alignment: A and B copied into 16-byte rows of the "
+                    "workspace (K padded to a multiple of 8 with zeros), the dispatcher's aligned "
+                    "kernel on the copies, C through the workspace when not 16-byte aligned",
+         .extra = {.any_alignment = true}},
+        {.variant = Variant::kWgmma64x128,
+         .name = "wgmma_64x128",
+         .kernel = "dense_gemm_bf16_wgmma_64x128",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<128, 1>::kM,
+         .tile_n = WgmmaTile<128, 1>::kN,
+         .block = {WgmmaTile<128, 1>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128, 1>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: as wgmma_128x128 with 64-row tiles (one consumer warpgroup): no "
+                    "rows computed in vain for M <= 64, more tiles for small problems"},
+        {.variant = Variant::kWgmma64x128SplitK,
+         .name = "wgmma_64x128_splitk",
+         .kernel = "dense_gemm_bf16_wgmma_64x128_splitk",
+         .second_kernel = "dense_gemm_bf16_splitk_reduce",
+         .shape = ArgShape::kTmaSplitK,
+         .tile_m = WgmmaTile<128, 1>::kM,
+         .tile_n = WgmmaTile<128, 1>::kN,
+         .block = {WgmmaTile<128, 1>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128, 1>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_64x128 over tiles x K splits (FP32 partials, reduced in split "
+                    "order): M <= 64 on few tiles"},
+        {.variant = Variant::kWgmma64x64,
+         .name = "wgmma_64x64",
+         .kernel = "dense_gemm_bf16_wgmma_64x64",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<64, 1>::kM,
+         .tile_n = WgmmaTile<64, 1>::kN,
+         .block = {WgmmaTile<64, 1>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<64, 1>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: 64 x 64 tiles: twice the tiles of wgmma_64x128 where those leave "
+                    "SMs idle"},
+        {.variant = Variant::kGemvM32Unaligned,
+         .name = "gemv_m32_unaligned",
+         .kernel = "dense_gemv_bf16_m32_unaligned",
+         .shape = ArgShape::kLdb,
+         .tile_m = 32,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .max_m = 32,
+         .summary = "gemv_m16_unaligned with four n8 tiles of activations (M <= 32): no copy of "
+                    "the weight where packed would make one",
+         .extra = {.warps_per_wave = true, .any_alignment = true}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

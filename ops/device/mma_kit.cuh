@@ -57,6 +57,70 @@ __device__ __forceinline__ uint4 LoadCached16(const void* p) {
   return v;
 }
 
+// Unaligned BF16 rows (K or a row stride not a multiple of 8, or an offset pointer) read with
+// aligned 16-byte loads: the block holding a piece's first element and the block after it,
+// funnelled into place. Nothing at or past the operand's `end` is read.
+
+// The 16-byte-aligned block holding p's first element (L1-cached: neighbouring pieces share
+// blocks); zeros, and `has` false, when that block would reach `end`.
+__device__ __forceinline__ uint4 LoadBlockHolding(const bf16* p, const bf16* end, bool& has) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
+  has = base + 16 <= reinterpret_cast<uintptr_t>(end);
+  return has ? __ldg(reinterpret_cast<const uint4*>(base)) : make_uint4(0, 0, 0, 0);
+}
+
+// Eight BF16 at p (2-byte aligned) from x, the aligned block holding p, and y, the block after
+// it (unused when p is 16-byte aligned). `whole` false (a block that was needed was not read)
+// loads the `valid` elements one by one instead. Elements from `valid` (0..8) on are zero.
+__device__ __forceinline__ uint4 FunnelBf16x8(const bf16* p, const uint4& x, const uint4& y,
+                                              bool whole, uint32_t valid) {
+  if (!whole) {
+    const uint16_t* e = reinterpret_cast<const uint16_t*>(p);
+    uint32_t v[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < valid && i < 8; ++i) v[i / 2] |= uint32_t{e[i]} << (16 * (i % 2));
+    return make_uint4(v[0], v[1], v[2], v[3]);
+  }
+  // Bytes shift .. shift + 15 of x:y: whole words from word shift / 4, then a 16-bit funnel.
+  const uint32_t shift = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) & 15);
+  const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
+  const uint32_t j = shift / 4, bits = (shift % 4) * 8;
+  uint32_t t[5];
+#pragma unroll
+  for (uint32_t i = 0; i < 5; ++i) {
+    t[i] = j == 0 ? w[i] : j == 1 ? w[i + 1] : j == 2 ? w[i + 2] : w[i + 3];
+  }
+  uint32_t o[4] = {__funnelshift_r(t[0], t[1], bits), __funnelshift_r(t[1], t[2], bits),
+                   __funnelshift_r(t[2], t[3], bits), __funnelshift_r(t[3], t[4], bits)};
+  if (valid < 8) {
+#pragma unroll
+    for (uint32_t i = 0; i < 4; ++i) {
+      o[i] &= (2 * i < valid ? 0x0000ffffu : 0u) | (2 * i + 1 < valid ? 0xffff0000u : 0u);
+    }
+  }
+  return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+// FunnelBf16x8 for quads of lanes (4i .. 4i + 3) reading consecutive 16-byte pieces of one row,
+// lane q at p0 + 8q: `cur` and `cur_has` are LoadBlockHolding(p), `next` and `next_has` the same
+// one step of 32 elements on (LoadBlockHolding(p + 32)). The block after lane q's is lane
+// q + 1's `cur`, and for lane 3 lane 0's `next`: one shuffle each. Every lane of the warp calls.
+__device__ __forceinline__ uint4 QuadFunnelBf16x8(const bf16* p, const uint4& cur, bool cur_has,
+                                                  const uint4& next, bool next_has,
+                                                  uint32_t valid) {
+  const uint32_t lane = threadIdx.x % 32, q = lane % 4;
+  const uint32_t src = (lane & ~3u) | ((q + 1) & 3u);
+  const uint4 give = q == 0 ? next : cur;  // what this lane's left neighbour needs from it
+  const uint32_t give_has = (q == 0 ? next_has : cur_has) ? 1u : 0u;
+  uint4 y;
+  y.x = __shfl_sync(0xffffffffu, give.x, src);
+  y.y = __shfl_sync(0xffffffffu, give.y, src);
+  y.z = __shfl_sync(0xffffffffu, give.z, src);
+  y.w = __shfl_sync(0xffffffffu, give.w, src);
+  const bool y_has = __shfl_sync(0xffffffffu, give_has, src) != 0;
+  const bool aligned = (reinterpret_cast<uintptr_t>(p) & 15) == 0;
+  return FunnelBf16x8(p, cur, y, cur_has && (aligned || y_has), valid);
+}
+
 // Writes a warp's C^T fragments for 16 weight rows into its [16][8 kNTiles] FP32 partial:
 // acc[t][0..1] at row g, columns 8t + 2q (+1); acc[t][2..3] at row g + 8.
 template <uint32_t kNTiles>

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gpuops/mock/recording_backend.h"
 #include "gpuops/runtime/owned.h"
+#include "gpuops/runtime/str.h"
 #include "gtest/gtest.h"
 #include "ops/common/common_ops.h"
 #include "ops/dense/dense_gemm.h"
@@ -72,12 +73,14 @@ Row Gemm(std::string name, std::function<void(Fixture&, GemmArgs&)> edit, std::s
 
 std::vector<Row> Rows() {
   using absl::StatusCode;
-  const auto bogus = static_cast<Variant>(13);
+  const auto bogus = static_cast<Variant>(dense::kVariants.size());  // one past the table
   const float nan = std::numeric_limits<float>::quiet_NaN();
   return {
       Row{"RunAVariantOutsideTheTable",
           [bogus](Fixture& f) { return f.dense->Run(bogus, f.Args()); },
-          StatusCode::kInvalidArgument, "dense: variant 13 does not exist (the table has 0..12)"},
+          StatusCode::kInvalidArgument,
+          StrCat("dense: variant ", dense::kVariants.size(), " does not exist (the table has 0..",
+                 dense::kVariants.size() - 1, ")")},
       Row{"PlanAVariantOutsideTheTable",
           [](Fixture& f) { return f.dense->Plan(static_cast<Variant>(200), f.Args()).status(); },
           StatusCode::kInvalidArgument, "dense: variant 200 does not exist"},
@@ -194,9 +197,9 @@ std::vector<Row> Rows() {
           },
           "need more than 2^64"),
       Gemm(
-          "DispatchAMisalignedOperand",
-          [](Fixture& f, GemmArgs& a) { a.b = *f.b.span().Slice(2, 8000); }, "b at 0x",
-          StatusCode::kInvalidArgument),
+          "DispatchAnOperandAtAnOddAddress",
+          [](Fixture& f, GemmArgs& a) { a.b = *f.b.span().Slice(1, 8000); },
+          "is not 2-byte aligned", StatusCode::kFailedPrecondition),
       Gemm(
           "DispatchSplitsNoVariantTakes", [](Fixture&, GemmArgs& a) { a.splits = 100000; },
           "splits=100000", StatusCode::kFailedPrecondition),

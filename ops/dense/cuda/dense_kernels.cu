@@ -2,6 +2,7 @@
 // C[M,N] = A[M,K] · B[N,K]ᵀ in BF16 with FP32 accumulation; tile geometry in dense_tiles.h.
 #include "gemv.cuh"
 #include "hopper.cuh"
+#include "pack.cuh"
 #include "pipelined.cuh"
 #include "scalar.cuh"
 #include "splitk.cuh"

@@ -83,6 +83,10 @@ struct GemvTile {
   static constexpr uint32_t kRows = 16;
   static constexpr uint32_t kStepK = 32;
   static constexpr uint32_t kUnroll = 8;
+  // The _unaligned kernels hold the blocks of one step more than they multiply: fewer steps
+  // (4 for M <= 8, 3 for M <= 16, 1 for M <= 32) keep them within 128 registers.
+  static constexpr uint32_t kUnalignedUnrollM8 = 4, kUnalignedUnrollM16 = 3;
+  static constexpr uint32_t kUnalignedUnrollM32 = 1;
   static constexpr uint32_t kMaxWarps = 8;
   static constexpr uint32_t kMinWarps = 4;
   static constexpr uint32_t kThreadsPerSm = 512;  // resident at <= 128 registers per thread
@@ -100,18 +104,28 @@ GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n
   return warps * GemvTile::kRows * 8 * n_tiles * 4;
 }
 
-// dense_gemm_bf16_wgmma_128x{256,128} (sm_90a): persistent, warp-specialized. One producer
-// warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages completing on
-// mbarriers; two consumer warpgroups each compute 64 x kN of the 128 x kN tile with
-// wgmma.m64n{kN}k16. Tiles are visited in PersistentTileCoords order: block b takes tiles
-// b, b + gridDim.x, ...; grid.x = min(tiles, SMs). The split-K kernel (128 x 128 tiles) walks
-// tiles x splits units the same way, unit u being tile u % tiles over split u / tiles's k-blocks.
-template <uint32_t kTileN>
+// dense_pack_rows_bf16 (the packed variant's copies): one block per row and chunk of kChunk
+// elements, kPerThread elements a thread, kThreads apart.
+struct PackTile {
+  static constexpr uint32_t kThreads = 256, kPerThread = 8, kChunk = kThreads * kPerThread;
+  // Rows of the packed operands: a multiple of 8 elements (16-byte rows), each operand's copy
+  // starting at a multiple of kAlign bytes of the workspace.
+  static constexpr uint32_t kRowMultiple = 8, kAlign = 256;
+};
+
+// dense_gemm_bf16_wgmma_128x{256,128} and _64x128 (sm_90a): persistent, warp-specialized. One
+// producer warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages
+// completing on mbarriers; kConsumers consumer warpgroups (2: 128-row tiles, 1: 64-row tiles for
+// small M) each compute 64 x kN of the tile with wgmma.m64n{kN}k16. Tiles are visited in
+// PersistentTileCoords order: block b takes tiles b, b + gridDim.x, ...; grid.x = min(tiles,
+// SMs). The split-K kernels walk tiles x splits units the same way, unit u being tile u % tiles
+// over split u / tiles's k-blocks.
+template <uint32_t kTileN, uint32_t kConsumerGroups = 2>
 struct WgmmaTile {
-  static constexpr uint32_t kM = 128, kN = kTileN, kK = 64;
-  static constexpr uint32_t kConsumers = 2;
+  static constexpr uint32_t kConsumers = kConsumerGroups;
+  static constexpr uint32_t kM = 64 * kConsumers, kN = kTileN, kK = 64;
   static constexpr uint32_t kThreads = 128 * (kConsumers + 1);
-  static constexpr uint32_t kStages = kTileN == 256 ? 4 : 6;
+  static constexpr uint32_t kStages = kConsumers == 1 ? (kTileN == 64 ? 10 : 8) : kTileN == 256 ? 4 : 6;
   static constexpr uint32_t kABytes = kM * kK * 2;
   static constexpr uint32_t kBBytes = kN * kK * 2;
   static constexpr uint32_t kStageBytes = kABytes + kBBytes;
@@ -160,6 +174,8 @@ inline constexpr uint32_t kWgmmaMaxSplits = 16;
 
 static_assert(WgmmaTile<256>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<128>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<128, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<64, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(PipelinedTile::kSharedBytes <= 48 * 1024, "pipelined tiles fit static shared memory");
 static_assert(TensorCoreTile::kThreads / 32 * 16 == TensorCoreTile::kN, "one warp per 16 columns");
 

@@ -15,13 +15,16 @@ using device_kit::LoadCached16;
 using device_kit::LoadStreaming16;
 using device_kit::StorePartial;
 
-// Needs K % 8 == 0 and ldb % 8 == 0 (16-byte loads); any N; 1 <= M <= 8 * kNTiles. Each block
+// kUnaligned = false needs K % 8 == 0, ldb % 8 == 0 and 16-byte-aligned A and B (16-byte loads);
+// kUnaligned = true takes any K and ldb >= K and 2-byte-aligned A and B (LoadBf16x8Unaligned:
+// aligned 16-byte reads funnelled into place). Any N; 1 <= M <= 8 * kNTiles. Each block
 // owns 16 weight rows; its warps split K into equal ranges of 32-k steps. A warp issues all loads
 // of kUnroll steps (weights and activations) before its first mma on them, so every load of the
 // chunk is in flight at once; the loads are branch-free: rows past N or M read row N-1 or M-1,
 // whose products land in outputs that are never stored. Only a step that reaches past K (K not a
-// multiple of 32) takes the checked path, with its missing k read as zero.
-template <uint32_t kNTiles, uint32_t kUnroll>
+// multiple of 32) takes the checked path, with its missing k read as zero (in both operands, so a
+// non-finite value past K never meets a zero).
+template <uint32_t kNTiles, uint32_t kUnroll, bool kUnaligned>
 __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __restrict__ b,
                                      bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
                                      uint32_t ldb) {
@@ -50,6 +53,31 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
   const uint32_t s_begin = min(steps, warp * per_warp);
   const uint32_t s_end = min(steps, s_begin + per_warp);
   const uint32_t full_end = max(s_begin, min(s_end, k / T::kStepK));  // steps with all 32 k
+  // The first element past each operand's data: the unaligned loads never read it.
+  const bf16* b_end = b + static_cast<size_t>(n - 1) * ldb + k;
+  const bf16* a_end = a + static_cast<size_t>(m) * k;
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  // One step's piece of a row for the tail loop: all lanes call (the unaligned load shuffles).
+  auto load_w = [&](const bf16* p, uint32_t valid) {
+    if constexpr (kUnaligned) {
+      bool has, next_has;
+      const uint4 cur = LoadBlockHolding(p, b_end, has);
+      const uint4 next = LoadBlockHolding(p + T::kStepK, b_end, next_has);
+      return QuadFunnelBf16x8(p, cur, has, next, next_has, valid);
+    } else {
+      return valid != 0 ? LoadStreaming16(p) : zero;
+    }
+  };
+  auto load_x = [&](const bf16* p, uint32_t valid) {
+    if constexpr (kUnaligned) {
+      bool has, next_has;
+      const uint4 cur = LoadBlockHolding(p, a_end, has);
+      const uint4 next = LoadBlockHolding(p + T::kStepK, a_end, next_has);
+      return QuadFunnelBf16x8(p, cur, has, next, next_has, valid);
+    } else {
+      return valid != 0 ? LoadCached16(p) : zero;
+    }
+  };
   float acc[kNTiles][4] = {};
   // One step: two 8 x 16 A fragments (k 8q..8q+3, then 8q+4..8q+7 of rows g, g + 8) per n8 tile.
   auto mma_step = [&](const uint4& lo, const uint4& hi, const uint4 (&xv)[kNTiles]) {
@@ -64,29 +92,60 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
     }
   };
   uint32_t s = s_begin;
-  for (; s + kUnroll <= full_end; s += kUnroll) {
+  if constexpr (kUnaligned) {
+    // Every aligned block of kUnroll + 1 steps in flight first (the last step's only for the
+    // blocks that follow the batch's), then the funnels and the mma.
+    for (; s + kUnroll <= full_end; s += kUnroll) {
+      uint4 wb[kUnroll + 1][2], xb[kUnroll + 1][kNTiles];
+      bool wh[kUnroll + 1][2], xh[kUnroll + 1][kNTiles];
+#pragma unroll
+      for (uint32_t u = 0; u <= kUnroll; ++u) {
+        const uint32_t off = (s + u) * T::kStepK;
+        wb[u][0] = LoadBlockHolding(w[0] + off, b_end, wh[u][0]);
+        wb[u][1] = LoadBlockHolding(w[1] + off, b_end, wh[u][1]);
+#pragma unroll
+        for (uint32_t t = 0; t < kNTiles; ++t) xb[u][t] = LoadBlockHolding(x[t] + off, a_end, xh[u][t]);
+      }
+#pragma unroll
+      for (uint32_t u = 0; u < kUnroll; ++u) {
+        const uint32_t off = (s + u) * T::kStepK;
+        uint4 lh[2];
+#pragma unroll
+        for (uint32_t h = 0; h < 2; ++h) {
+          lh[h] = QuadFunnelBf16x8(w[h] + off, wb[u][h], wh[u][h], wb[u + 1][h], wh[u + 1][h], 8);
+        }
+        uint4 xv[kNTiles];
+#pragma unroll
+        for (uint32_t t = 0; t < kNTiles; ++t) {
+          xv[t] = QuadFunnelBf16x8(x[t] + off, xb[u][t], xh[u][t], xb[u + 1][t], xh[u + 1][t], 8);
+        }
+        mma_step(lh[0], lh[1], xv);
+      }
+    }
+  }
+  for (; !kUnaligned && s + kUnroll <= full_end; s += kUnroll) {
     uint4 wv[kUnroll][2];
     uint4 xv[kUnroll][kNTiles];
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) {
       const uint32_t off = (s + u) * T::kStepK;
-      wv[u][0] = LoadStreaming16(w[0] + off);
-      wv[u][1] = LoadStreaming16(w[1] + off);
+      wv[u][0] = load_w(w[0] + off, 8);
+      wv[u][1] = load_w(w[1] + off, 8);
 #pragma unroll
-      for (uint32_t t = 0; t < kNTiles; ++t) xv[u][t] = LoadCached16(x[t] + off);
+      for (uint32_t t = 0; t < kNTiles; ++t) xv[u][t] = load_x(x[t] + off, 8);
     }
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) mma_step(wv[u][0], wv[u][1], xv[u]);
   }
   for (; s < s_end; ++s) {  // fewer than kUnroll steps left, or the step that ends past K
     const uint32_t off = s * T::kStepK;
-    const bool in_k = off + 8 * q < k;
-    const uint4 zero = make_uint4(0, 0, 0, 0);
-    const uint4 lo = in_k ? LoadStreaming16(w[0] + off) : zero;
-    const uint4 hi = in_k ? LoadStreaming16(w[1] + off) : zero;
+    // This lane's k in the step: 8 (or 0) when K % 8 == 0, any of 0..8 otherwise.
+    const uint32_t valid = off + 8 * q < k ? min(8u, k - off - 8 * q) : 0u;
+    const uint4 lo = load_w(w[0] + off, valid);
+    const uint4 hi = load_w(w[1] + off, valid);
     uint4 xv[kNTiles];
 #pragma unroll
-    for (uint32_t t = 0; t < kNTiles; ++t) xv[t] = in_k ? LoadCached16(x[t] + off) : zero;
+    for (uint32_t t = 0; t < kNTiles; ++t) xv[t] = load_x(x[t] + off, valid);
     mma_step(lo, hi, xv);
   }
   StorePartial<kNTiles>(partial + warp * kBlockRows * kCols, acc, g, q);
@@ -116,7 +175,7 @@ using gpuops::ops::dense::GemvTile;
 extern "C" __global__ void GPUOPS_GEMV_BOUNDS
 dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
                    uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  dense_device::Gemv<1, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
+  dense_device::Gemv<1, GemvTile::kUnroll, false>(a, b, c, m, n, k, ldb);
 }
 
 // M <= 16. Grid (ceil(N/16)), block 32 W (W <= 8), GemvSharedBytes(W, 2) bytes of dynamic shared
@@ -124,7 +183,33 @@ dense_gemv_bf16_m8(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16*
 extern "C" __global__ void GPUOPS_GEMV_BOUNDS
 dense_gemv_bf16_m16(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ c,
                     uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
-  dense_device::Gemv<2, GemvTile::kUnroll>(a, b, c, m, n, k, ldb);
+  dense_device::Gemv<2, GemvTile::kUnroll, false>(a, b, c, m, n, k, ldb);
+}
+
+// gemv_m8 for operands the 16-byte kernels refuse: any K, ldb >= K, A and B 2-byte aligned
+// (K or ldb not a multiple of 8, or an offset pointer). Same grid, block and shared memory.
+extern "C" __global__ void GPUOPS_GEMV_BOUNDS
+dense_gemv_bf16_m8_unaligned(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                             bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
+                             uint32_t ldb) {
+  dense_device::Gemv<1, GemvTile::kUnalignedUnrollM8, true>(a, b, c, m, n, k, ldb);
+}
+
+// gemv_m16 for the same operands.
+extern "C" __global__ void GPUOPS_GEMV_BOUNDS
+dense_gemv_bf16_m16_unaligned(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                              bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
+                              uint32_t ldb) {
+  dense_device::Gemv<2, GemvTile::kUnalignedUnrollM16, true>(a, b, c, m, n, k, ldb);
+}
+
+// The same for M <= 32 (four n8 tiles of activations; GemvSharedBytes(W, 4) bytes of dynamic
+// shared memory).
+extern "C" __global__ void GPUOPS_GEMV_BOUNDS
+dense_gemv_bf16_m32_unaligned(const bf16* __restrict__ a, const bf16* __restrict__ b,
+                              bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k,
+                              uint32_t ldb) {
+  dense_device::Gemv<4, GemvTile::kUnalignedUnrollM32, true>(a, b, c, m, n, k, ldb);
 }
 
 #undef GPUOPS_GEMV_BOUNDS

@@ -1,7 +1,7 @@
 // Hopper GEMM (sm_90a only): persistent and warp-specialized. Warpgroup 0 produces: one thread
 // issues TMA tile loads (128-byte swizzle) into a ring of shared-memory stages, each completing
-// on its `full` mbarrier. Warpgroups 1 and 2 consume: each waits for a stage, runs four
-// wgmma.m64nNk16 over its 64 rows of the 128 x N tile straight from shared memory, then releases
+// on its `full` mbarrier. Warpgroups 1 and 2 (or 1 alone for 64-row tiles) consume: each waits
+// for a stage, runs four wgmma.m64nNk16 over its 64 rows of the tile straight from shared memory, then releases
 // the stage on its `empty` mbarrier. setmaxnreg moves registers from the producer to the
 // consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
 // from TMA and are masked in the epilogue, so any M and N work; B's row stride comes from its
@@ -90,8 +90,11 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
                                          int accumulate) {
   if constexpr (kTileN == 256) {
     WgmmaM64N256K16(acc, desc_a, desc_b, accumulate);
-  } else {
+  } else if constexpr (kTileN == 128) {
     WgmmaM64N128K16(acc, desc_a, desc_b, accumulate);
+  } else {
+    static_assert(kTileN == 64, "wgmma tiles of 64, 128 or 256 columns");
+    WgmmaM64N64K16(acc, desc_a, desc_b, accumulate);
   }
 }
 
@@ -99,11 +102,11 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
 // of split u / tiles and writes its FP32 partial to workspace[split][M][N] (c is unused);
 // dense_gemm_bf16_splitk_reduce then sums the splits in order. Otherwise splits == 1 and the
 // epilogue writes BF16 C.
-template <uint32_t kTileN, bool kSplitK>
+template <uint32_t kTileN, uint32_t kConsumers, bool kSplitK>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
                                            bf16* __restrict__ c, float* __restrict__ workspace,
                                            uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
-  using T = gpuops::ops::dense::WgmmaTile<kTileN>;
+  using T = gpuops::ops::dense::WgmmaTile<kTileN, kConsumers>;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem =
       reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -250,7 +253,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<256, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<256, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
@@ -259,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<128, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // Split-K partials: grid (min(tiles x splits, SMs)), block 384, dynamic shared memory
@@ -270,7 +273,34 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
                                          const __grid_constant__ CUtensorMap b_map,
                                          float* __restrict__ workspace, uint32_t m, uint32_t n,
                                          uint32_t k, uint32_t splits) {
-  dense_device::HopperGemm<128, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+  dense_device::HopperGemm<128, 2, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+}
+
+// 64-row tiles (one consumer warpgroup) for small M: grid (min(tiles, SMs)), block 256, dynamic
+// shared memory WgmmaTile<128, 1>::kSharedBytes.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)
+    dense_gemm_bf16_wgmma_64x128(const __grid_constant__ CUtensorMap a_map,
+                                 const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                 uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<128, 1, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
+// 64 x 64 tiles: twice the tiles of 64 x 128 for small problems (grid, block as wgmma_64x128;
+// dynamic shared memory WgmmaTile<64, 1>::kSharedBytes).
+extern "C" __global__ void __launch_bounds__(WgmmaTile<64, 1>::kThreads, 1)
+    dense_gemm_bf16_wgmma_64x64(const __grid_constant__ CUtensorMap a_map,
+                                const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<64, 1, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
+// The same over K splits into FP32 partials (as wgmma_128x128_splitk).
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)
+    dense_gemm_bf16_wgmma_64x128_splitk(const __grid_constant__ CUtensorMap a_map,
+                                        const __grid_constant__ CUtensorMap b_map,
+                                        float* __restrict__ workspace, uint32_t m, uint32_t n,
+                                        uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<128, 1, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

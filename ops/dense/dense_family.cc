@@ -181,7 +181,8 @@ class DenseFamily final : public Family {
     uint64_t ws_bytes = dense.GemmWorkspaceBytes(args);
     if (variant) ws_bytes = std::max(ws_bytes, dense.WorkspaceBytes(*variant, args));
     if (args.splits != 0) {
-      for (Variant v : {Variant::kWgmma64x128SplitK, Variant::kWgmma128x128SplitK, Variant::kSplitK}) {
+      for (Variant v : {Variant::kWgmma64x128SplitK, Variant::kWgmma128x128SplitK,
+                        Variant::kWgmma128x256SplitK, Variant::kSplitK}) {
         ws_bytes = std::max(ws_bytes, dense.WorkspaceBytes(v, args));
       }
     }

@@ -288,7 +288,8 @@ uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
   const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
   const uint64_t tiles = std::max<uint64_t>(1, TileCount(*spec, args.m, args.n));
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
-  if (v == Variant::kWgmma128x128SplitK || v == Variant::kWgmma64x128SplitK) {
+  if (v == Variant::kWgmma128x128SplitK || v == Variant::kWgmma64x128SplitK ||
+      v == Variant::kWgmma128x256SplitK) {
     // One wave: tiles x splits <= SMs.
     return static_cast<uint32_t>(
         std::clamp<uint64_t>(std::min(sms / tiles, by_k), 1, kWgmmaMaxSplits));
@@ -313,17 +314,32 @@ uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
 // to 1.63x (K = 14336) faster than the 32 tiles alone; 2 splits of 48 tiles ran slower, the
 // FP32 partials and the reduce costing more than the idle SMs.
 bool DenseGemm::WorthSplitting(const GemmArgs& args) const {
-  const Variant v = SplitVariant(args);
-  // Measured (bench/NOTES.md): 4 splits pay, and 2 or 3 when each split still runs 8192 k
-  // or more; fewer, shorter splits cost their FP32 partials and the reduce more than they gain.
-  const uint32_t splits = SplitsFor(v, args);
-  return args.m > 16 && (splits >= 4 || (splits >= 2 && args.k / splits >= 8192)) && Ships(v);
+  return Worth(SplitVariant(args), args);
+}
+
+// Measured (bench/NOTES.md): 4 splits pay, and 2 or 3 when each split still runs 8192 k or more;
+// fewer, shorter splits cost their FP32 partials and the reduce more than they gain.
+bool DenseGemm::Worth(Variant split, const GemmArgs& args) const {
+  const uint32_t splits = SplitsFor(split, args);
+  return args.m > 16 && (splits >= 4 || (splits >= 2 && args.k / splits >= 8192)) &&
+         Ships(split);
 }
 
 Variant DenseGemm::SplitVariant(const GemmArgs& args) const {
-  return args.m <= kVariants[Variant::kWgmma64x128SplitK].tile_m && Ships(Variant::kWgmma64x128SplitK)
-             ? Variant::kWgmma64x128SplitK
-             : Variant::kWgmma128x128SplitK;
+  if (args.m <= kVariants[Variant::kWgmma64x128SplitK].tile_m &&
+      Ships(Variant::kWgmma64x128SplitK)) {
+    return Variant::kWgmma64x128SplitK;
+  }
+  // 128 x 256 tiles split only where they were measured ahead (bench/NOTES.md, session 6): M >
+  // 128, each split >= 8192 k, and more 64 x 128 tiles than SMs (fewer run as fast unsplit).
+  const Variant wide = Variant::kWgmma128x256SplitK;
+  const uint32_t splits = SplitsFor(wide, args);
+  const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
+  if (args.m > kVariants[wide].tile_m && splits >= 2 && args.k / splits >= 8192 &&
+      TileCount(kVariants[Variant::kWgmma64x128], args.m, args.n) > sms && Ships(wide)) {
+    return wide;
+  }
+  return Variant::kWgmma128x128SplitK;
 }
 
 uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {

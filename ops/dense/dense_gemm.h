@@ -132,8 +132,10 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // The split count a split-K variant runs: args.splits, or SplitsFor when that is 0.
   uint32_t Splits(Variant v, const GemmArgs& args) const;
   // Whether the dispatcher would take a split-K wgmma variant for `args` given the workspace,
-  // and which: wgmma_64x128_splitk for M <= 64, else wgmma_128x128_splitk.
+  // and which: wgmma_64x128_splitk for M <= 64; wgmma_128x256_splitk for M > 128 with long
+  // splits where 64 x 128 tiles would take more than one wave; else wgmma_128x128_splitk.
   bool WorthSplitting(const GemmArgs& args) const;
+  bool Worth(Variant split, const GemmArgs& args) const;
   Variant SplitVariant(const GemmArgs& args) const;
   // Appends the launch of the variant's kernel with `args` to `plan`.
   template <typename Args>

@@ -392,6 +392,9 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kWgmma64x64:
         fn = Wgmma<64, 1, false>;
         break;
+      case Variant::kWgmma128x256SplitK:
+        fn = Wgmma<256, 2, true>;
+        break;
     }
     registry.Register(spec.kernel, std::move(fn));
     if (!spec.second_kernel.empty()) registry.Register(spec.second_kernel, SplitKReduce);

@@ -37,6 +37,7 @@ enum class Variant : uint8_t {
   kWgmma64x128SplitK,
   kWgmma64x64,
   kGemvM32Unaligned,
+  kWgmma128x256SplitK,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -289,6 +290,19 @@ inline constexpr VariantTable kVariants(
          .summary = "gemv_m16_unaligned with four n8 tiles of activations (M <= 32): no copy of "
                     "the weight where packed would make one",
          .extra = {.warps_per_wave = true, .any_alignment = true}},
+        {.variant = Variant::kWgmma128x256SplitK,
+         .name = "wgmma_128x256_splitk",
+         .kernel = "dense_gemm_bf16_wgmma_128x256_splitk",
+         .second_kernel = "dense_gemm_bf16_splitk_reduce",
+         .shape = ArgShape::kTmaSplitK,
+         .tile_m = WgmmaTile<256>::kM,
+         .tile_n = WgmmaTile<256>::kN,
+         .block = {WgmmaTile<256>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<256>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x256 over tiles x K splits (FP32 partials, reduced in split "
+                    "order): M > 128 with long K on few tiles"},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

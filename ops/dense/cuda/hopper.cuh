@@ -276,6 +276,16 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
   dense_device::HopperGemm<128, 2, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
 }
 
+// Split-K partials over 128 x 256 tiles (as wgmma_128x128_splitk; dynamic shared memory
+// WgmmaTile<256>::kSharedBytes): long K on few wide tiles.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x256_splitk(const __grid_constant__ CUtensorMap a_map,
+                                         const __grid_constant__ CUtensorMap b_map,
+                                         float* __restrict__ workspace, uint32_t m, uint32_t n,
+                                         uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<256, 2, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+}
+
 // 64-row tiles (one consumer warpgroup) for small M: grid (min(tiles, SMs)), block 256, dynamic
 // shared memory WgmmaTile<128, 1>::kSharedBytes.
 extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)

@@ -284,6 +284,15 @@ TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
   EXPECT_EQ(*dense_->Pick(small), Variant::kWgmma64x128SplitK);
   EXPECT_NE(dense_->GemmWorkspaceBytes(Args(24, 5120, 27648)), 0u) << "40 tiles, 3 x 9216 k";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 4096)), 0u) << "40 tiles, 3 x 1365 k";
+  // M > 128 with long K: 128 x 256 tiles split (64 tiles x 2 splits of 14336 k).
+  GemmArgs wide = Args(192, 8192, 28672);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(wide), 2ull * 192 * 8192 * 4);
+  wide.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(wide));
+  EXPECT_EQ(*dense_->Pick(wide), Variant::kWgmma128x256SplitK);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(192, 8192, 8192)), 0u) << "2 splits of 4096 k";
+  GemmArgs one_wave = Args(192, 5120, 27648);  // 120 tiles of 64 x 128: no split of wide tiles
+  one_wave.workspace = DeviceSpan(ws_, 1ull << 30);
+  EXPECT_NE(*dense_->Pick(one_wave), Variant::kWgmma128x256SplitK);
 }
 
 TEST_F(DenseContractTest, DispatcherPicksByShape) {

@@ -26,6 +26,16 @@ __device__ __forceinline__ void MmaBf16(float (&d)[4], const uint32_t (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The same with F16 inputs (fragments as MmaBf16's).
+__device__ __forceinline__ void MmaF16(float (&d)[4], const uint32_t (&a)[4],
+                                       const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
 // D = A·B for one m16n8k16 tile of FP8 E4M3 inputs into fresh FP32 accumulators (sm_89 and up).
 // Fragments: a = {(g, 4q..4q + 3), (g + 8, 4q..4q + 3)}, four bytes each; b = (k 4q..4q + 3,

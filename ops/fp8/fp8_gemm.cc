@@ -61,6 +61,11 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   GPUOPS_RETURN_IF_ERROR(
       RequireMultiple(spec.kernel, "k", k, spec.k_multiple, "block-scale granularity"));
+  if (spec.extra.max_k != 0 && k > spec.extra.max_k) {
+    return ArgumentError(spec.kernel, StrCat("k=", k, " exceeds the ", spec.extra.max_k,
+                                             " k whose activation rows it stages in shared "
+                                             "memory"));
+  }
   if (args.a.is_null() || args.c.is_null() || args.w.weight.is_null() ||
       args.w.block_scale.is_null()) {
     return ArgumentError(spec.kernel, "a, c, the weight and its block_scale must be non-null");
@@ -176,7 +181,7 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
 }
 
 absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
-  absl::InlinedVector<Variant, 4> order;
+  absl::InlinedVector<Variant, 5> order;
   const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
   const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
   // The seed's kernels where the tensor-core ones are not shipped (before sm_90) or refuse.
@@ -187,12 +192,19 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
   const VariantSpec& tma = kVariants[Variant::kTcM8];
   const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.w.n).grid.x;
+  // tc_m2_f16 (M <= 2, K <= 8192) where each of its blocks walks more than two tiles (H200,
+  // bench/NOTES.md session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; no gain at qkv's
+  // 384 tiles on its 264 blocks).
+  const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
+  const bool f16_full = TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n).grid.x};
   if (args.m > 16) {
     order = {Variant::kM64};
+  } else if (args.m <= f16.max_m && f16_full) {
+    order = {Variant::kTcM2F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
   } else if (args.m <= 8) {
-    order = many_tiles ? absl::InlinedVector<Variant, 4>{Variant::kTcM8, Variant::kTcM8Ldg,
+    order = many_tiles ? absl::InlinedVector<Variant, 5>{Variant::kTcM8, Variant::kTcM8Ldg,
                                                          Variant::kTcM16, seed}
-                       : absl::InlinedVector<Variant, 4>{Variant::kTcM8Ldg, Variant::kTcM8,
+                       : absl::InlinedVector<Variant, 5>{Variant::kTcM8Ldg, Variant::kTcM8,
                                                          Variant::kTcM16, seed};
   } else {
     order = {Variant::kTcM16, seed};

@@ -31,6 +31,7 @@ enum class Variant : uint8_t {
   kTcM8Ldg,
   kGemv,
   kGemvStrided,
+  kTcM2F16,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -48,6 +49,9 @@ struct Fp8Extra {
   // Persistent variants: the most blocks a multiprocessor holds (the grid is
   // min(tiles, blocks_per_sm x SMs)).
   uint32_t blocks_per_sm = 1;
+  // The largest K the kernel takes (0: any): tc_m2_f16 stages its activation rows in shared
+  // memory.
+  uint32_t max_k = 0;
   friend constexpr bool operator==(Fp8Extra, Fp8Extra) = default;
 };
 
@@ -181,6 +185,22 @@ inline constexpr VariantTable kVariants(
          .max_m = GemvTile::kMaxM,
          .summary = "[w8a16_gemv_batch16_strided] gemv with A and C row pitches",
          .extra = {.stages_a = false}},
+        {.variant = Variant::kTcM2F16,
+         .name = "tc_m2_f16",
+         .kernel = "w8a16_gemv_tc_m2_f16",
+         .shape = ArgShape::kTma,
+         .tile_m = TcM2F16Tile::kF16Rows,
+         .tile_n = TcM2F16Tile::kN,
+         .block = {TcM2F16Tile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM2F16Tile::kTotalSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = TcM2F16Tile::kF16Rows,
+         .summary = "tc_m8 for M <= 2, K <= 8192 with F16 operands: each activation row scaled "
+                    "by a power of two into F16 in shared memory (exact: the same products and "
+                    "sums), the weights converted with one cvt a pair; the BF16 path for a row "
+                    "whose range F16 cannot hold",
+         .extra = {.blocks_per_sm = TcM2F16Tile::kBlocksPerSm, .max_k = TcM2F16Tile::kMaxK}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include <cstdint>
@@ -27,6 +28,7 @@ using device_kit::CpAsync16;
 using device_kit::CpAsyncCommit;
 using device_kit::CpAsyncWait;
 using device_kit::MmaBf16;
+using device_kit::MmaF16;
 
 // Two E4M3 bytes placed in the high byte of each 16-bit half of `v` (zeros elsewhere) as BF16x2:
 // sign stays at bit 15, exponent and mantissa shift right by 4 into BF16's fields, which reads
@@ -45,6 +47,18 @@ __device__ __forceinline__ void E4m3QuadToB(uint32_t quad, uint32_t (&b)[2]) {
   b[0] = E4m3HighBytesToBf16x2(__byte_perm(quad, 0, 0x1404));
   b[1] = E4m3HighBytesToBf16x2(__byte_perm(quad, 0, 0x3424));
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+// Bytes 0 and 1 of `v` (two E4M3 values) as F16x2, exactly (every E4M3 value is an F16 value):
+// one instruction, where the BF16 path takes ~5.
+__device__ __forceinline__ uint32_t E4m3PairToF16x2(uint32_t v) {
+  uint32_t out;
+  asm("{\n.reg .b16 pair;\ncvt.u16.u32 pair, %1;\ncvt.rn.f16x2.e4m3x2 %0, pair;\n}\n"
+      : "=r"(out)
+      : "r"(v));
+  return out;
+}
+#endif
 
 // The rows a launch writes: the decode kernels cover at most kMaxM of them.
 template <typename Tile>
@@ -296,22 +310,41 @@ __device__ __forceinline__ void GemmRows(const bf16* __restrict__ input,
 
 // One 64-k step of the weight-rows kernels: lane (g, q)'s 16 weight bytes of rows g (lo) and
 // g + 8 (hi) as the mma's A operand, against each activation tile's 16 k (8 BF16 pairs) as B.
-template <uint32_t kTiles>
+// kF16: the activations are F16 (scaled rows, GemmWeightRows' F16 path) and the weights convert
+// to F16 pairs; otherwise both are BF16.
+template <uint32_t kTiles, bool kF16 = false>
 __device__ __forceinline__ void WeightRowsStep(float (&inner)[kTiles][4], const uint4& lo,
                                                const uint4& hi, const uint4 (&xv)[kTiles][2]) {
   const uint32_t* wl = reinterpret_cast<const uint32_t*>(&lo);
   const uint32_t* wh = reinterpret_cast<const uint32_t*>(&hi);
 #pragma unroll
   for (uint32_t j = 0; j < 4; ++j) {
-    uint32_t l[2], h[2];
-    E4m3QuadToB(wl[j], l);
-    E4m3QuadToB(wh[j], h);
-    const uint32_t a[4] = {l[0], h[0], l[1], h[1]};
+    uint32_t a[4];
+    if constexpr (kF16) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+      a[0] = E4m3PairToF16x2(wl[j]);
+      a[1] = E4m3PairToF16x2(wh[j]);
+      a[2] = E4m3PairToF16x2(wl[j] >> 16);
+      a[3] = E4m3PairToF16x2(wh[j] >> 16);
+#endif
+    } else {
+      uint32_t l[2], h[2];
+      E4m3QuadToB(wl[j], l);
+      E4m3QuadToB(wh[j], h);
+      a[0] = l[0];
+      a[1] = h[0];
+      a[2] = l[1];
+      a[3] = h[1];
+    }
 #pragma unroll
     for (uint32_t t = 0; t < kTiles; ++t) {
       const uint32_t* xr = reinterpret_cast<const uint32_t*>(xv[t]);
       const uint32_t b[2] = {xr[2 * j], xr[2 * j + 1]};
-      MmaBf16(inner[t], a, b);
+      if constexpr (kF16) {
+        MmaF16(inner[t], a, b);
+      } else {
+        MmaBf16(inner[t], a, b);
+      }
     }
   }
 }
@@ -447,12 +480,21 @@ __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input
 // from TMA and are never stored; rows past M read row M - 1, whose products are never stored.
 // Per tile, the warps' FP32 partials meet in shared memory (two buffers, one barrier a tile) and
 // are added in warp order.
-template <typename Tile>
+// The F16 path (kF16, F16Rows): the activation rows come from `f16` in shared memory, each
+// scaled by its power of two (F16Rows::up) into F16 exactly; each 128-k block's FP32 sum is
+// multiplied back by F16Rows::down (exact) before the usual fold.
+struct F16Rows {
+  const __half* f16 = nullptr;  // [row][k]
+  float down[2] = {1.0f, 1.0f};
+};
+
+template <typename Tile, bool kF16 = false>
 __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ weight_map,
                                                const bf16* __restrict__ input,
                                                const float* __restrict__ block_scale,
                                                bf16* __restrict__ output, uint32_t m, uint32_t n,
-                                               uint32_t k, uint32_t lda, uint32_t ldc) {
+                                               uint32_t k, uint32_t lda, uint32_t ldc,
+                                               const F16Rows& f16 = {}) {
   extern __shared__ __align__(1024) uint8_t tma_smem[];  // 1024: the swizzled stages
   uint8_t* smem = tma_smem;
   constexpr uint32_t kTiles = Tile::kActTiles, kWarps = Tile::kWarps, kStages = Tile::kStages;
@@ -507,8 +549,14 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
       for (uint32_t h = 0; h < 2; ++h) {
 #pragma unroll
         for (uint32_t t = 0; t < kTiles; ++t) {
-          xv[h][t][0] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h);
-          xv[h][t][1] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h + 8);
+          if constexpr (kF16) {
+            const __half* row = f16.f16 + uint64_t{min(8 * t + g, rows - 1)} * k + 16 * q;
+            xv[h][t][0] = *reinterpret_cast<const uint4*>(row + kb * 128 + 64 * h);
+            xv[h][t][1] = *reinterpret_cast<const uint4*>(row + kb * 128 + 64 * h + 8);
+          } else {
+            xv[h][t][0] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h);
+            xv[h][t][1] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h + 8);
+          }
         }
       }
       const float scale = scales[kb];
@@ -522,12 +570,19 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
             *reinterpret_cast<const uint4*>(stage + device_kit::Swizzle128(g, 4 * h + q));
         const uint4 hi =
             *reinterpret_cast<const uint4*>(stage + device_kit::Swizzle128(g + 8, 4 * h + q));
-        WeightRowsStep<kTiles>(inner, lo, hi, xv[h]);
+        WeightRowsStep<kTiles, kF16>(inner, lo, hi, xv[h]);
       }
 #pragma unroll
       for (uint32_t t = 0; t < kTiles; ++t) {
 #pragma unroll
-        for (uint32_t e = 0; e < 4; ++e) outer[t][e] = fmaf(inner[t][e], scale, outer[t][e]);
+        for (uint32_t e = 0; e < 4; ++e) {
+          if constexpr (kF16) {  // column 2q + (e & 1) of tile 0 is activation row 0 or 1
+            const float down = f16.down[(2 * q + (e & 1)) == 1 ? 1 : 0];
+            outer[t][e] = fmaf(inner[t][e] * down, scale, outer[t][e]);
+          } else {
+            outer[t][e] = fmaf(inner[t][e], scale, outer[t][e]);
+          }
+        }
       }
     }
     float* mine = partials + ((it & 1) * kWarps + warp) * 16 * kMaxM;
@@ -543,6 +598,89 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
       output[uint64_t{col} * ldc + row0 + row] = device_kit::ToBf16(sum);
     }
   }
+}
+
+// tc_m8's body with F16 operands where that is exact (TcM2F16Tile: M <= 2, K <= kMaxK). Each
+// activation row is scaled by the power of two 2^s that puts its largest magnitude in
+// [2^14, 2^15) and staged once per block in shared memory as F16: exact when its smallest nonzero
+// magnitude lies within 2^28 of the largest (all of them then F16 normals), and then every
+// product and sum is the BF16 path's times 2^s, which F16Rows::down takes back exactly. A row out
+// of that range, or holding an infinity or NaN, sends the whole block down the BF16 path.
+template <typename Tile>
+__device__ __forceinline__ void GemmWeightRowsF16(const CUtensorMap* __restrict__ weight_map,
+                                                  const bf16* __restrict__ input,
+                                                  const float* __restrict__ block_scale,
+                                                  bf16* __restrict__ output, uint32_t m,
+                                                  uint32_t n, uint32_t k, uint32_t lda,
+                                                  uint32_t ldc) {
+  extern __shared__ __align__(1024) uint8_t tma_smem[];
+  __half* staged = reinterpret_cast<__half*>(tma_smem + Tile::kStagedOffset);  // [row][k]
+  __shared__ uint32_t extremes[Tile::kWarps][Tile::kF16Rows][2];  // largest, smallest nonzero
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t rows = min(m, Tile::kF16Rows);
+  // Magnitudes compared as BF16 bit patterns without the sign (monotone in the magnitude).
+  for (uint32_t r = 0; r < rows; ++r) {
+    uint32_t largest = 0, smallest = 0xffff;
+    const uint16_t* row = reinterpret_cast<const uint16_t*>(input + uint64_t{r} * lda);
+    for (uint32_t i = 8 * threadIdx.x; i < k; i += 8 * Tile::kThreads) {
+      const uint4 v = device_kit::LoadCached16(row + i);
+      const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (uint32_t w = 0; w < 4; ++w) {
+#pragma unroll
+        for (uint32_t half = 0; half < 2; ++half) {
+          const uint32_t mag = (words[w] >> (16 * half)) & 0x7fffu;
+          largest = max(largest, mag);
+          if (mag != 0) smallest = min(smallest, mag);
+        }
+      }
+    }
+    for (uint32_t o = 16; o > 0; o /= 2) {
+      largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, o));
+      smallest = min(smallest, __shfl_xor_sync(0xffffffffu, smallest, o));
+    }
+    if (lane == 0) {
+      extremes[warp][r][0] = largest;
+      extremes[warp][r][1] = smallest;
+    }
+  }
+  __syncthreads();
+  F16Rows f16;
+  float up[Tile::kF16Rows] = {};
+  bool exact = true;
+  for (uint32_t r = 0; r < rows; ++r) {
+    uint32_t largest = 0, smallest = 0xffff;
+    for (uint32_t w = 0; w < Tile::kWarps; ++w) {
+      largest = max(largest, extremes[w][r][0]);
+      smallest = min(smallest, extremes[w][r][1]);
+    }
+    const int e_max = static_cast<int>(largest >> 7), e_min = static_cast<int>(smallest >> 7);
+    // 2^s puts the largest in [2^14, 2^15): s = 141 - e_max, kept within FP32's normal range.
+    int s = 0;
+    if (largest >= 0x7f80u || (largest != 0 && (e_max < 15 || e_min < e_max - 28))) {
+      exact = false;
+    } else if (largest != 0) {
+      s = 141 - e_max;
+    }
+    up[r] = __int_as_float((127 + s) << 23);
+    f16.down[r] = __int_as_float((127 - s) << 23);
+  }
+  // Both paths cover the staged rows only (a launch with more leaves the rest unwritten).
+  if (!exact) {  // block-uniform: every thread read the same extremes
+    GemmWeightRows<Tile, false>(weight_map, input, block_scale, output, rows, n, k, lda, ldc);
+    return;
+  }
+  for (uint32_t r = 0; r < rows; ++r) {
+    const bf16* row = input + uint64_t{r} * lda;
+    for (uint32_t i = 2 * threadIdx.x; i < k; i += 2 * Tile::kThreads) {
+      const float2 v = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(row + i));
+      *reinterpret_cast<__half2*>(staged + uint64_t{r} * k + i) =
+          __floats2half2_rn(v.x * up[r], v.y * up[r]);
+    }
+  }
+  __syncthreads();  // the staged rows are complete before any warp reads them
+  f16.f16 = staged;
+  GemmWeightRows<Tile, true>(weight_map, input, block_scale, output, rows, n, k, lda, ldc, f16);
 }
 #endif
 

@@ -10,6 +10,7 @@ using gpuops::ops::fp8::M16Tile;
 using gpuops::ops::fp8::M16W8Tile;
 using gpuops::ops::fp8::M64Tile;
 using gpuops::ops::fp8::TcM16Tile;
+using gpuops::ops::fp8::TcM2F16Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8Tile;
 using fp8_device::bf16;
@@ -94,6 +95,17 @@ extern "C" __global__ void __launch_bounds__(TcM16Tile::kThreads, TcM16Tile::kBl
                       uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmWeightRows<TcM16Tile>(&weight_map, input, block_scale, output, m, n, k,
                                         a_row_stride, c_row_stride);
+}
+
+// Decode with F16 operands where exact (TcM2F16Tile): M <= 2, K <= 8192; as tc_m8 otherwise
+// (grid min(ceil(N / 16), 2 SMs), block 256, dynamic shared memory TcM2F16Tile::kTotalSharedBytes).
+extern "C" __global__ void __launch_bounds__(TcM2F16Tile::kThreads, TcM2F16Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m2_f16(const __grid_constant__ CUtensorMap weight_map,
+                         const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                         bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                         uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsF16<TcM2F16Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                             a_row_stride, c_row_stride);
 }
 #endif
 

@@ -77,6 +77,16 @@ struct WeightRowsTile {
 using TcM8Tile = WeightRowsTile<1, 8, 4, 3>;
 using TcM16Tile = WeightRowsTile<2, 8, 3, 3>;
 
+// w8a16_gemv_tc_m2_f16: tc_m8's kernel for M <= 2 and K <= kMaxK with F16 operands: the
+// activation rows staged once per block as F16 after the rings, partials and barriers; two blocks
+// a multiprocessor.
+struct TcM2F16Tile : WeightRowsTile<1, 8, 4, 2> {
+  static constexpr uint32_t kF16Rows = 2, kMaxK = 8192;
+  static constexpr uint32_t kStagedOffset = (kSharedBytes + 15) / 16 * 16;
+  static constexpr uint32_t kTotalSharedBytes = kStagedOffset + kF16Rows * kMaxK * 2;
+  static_assert(kBlocksPerSm * (kTotalSharedBytes + 1024) <= 228 * 1024, "blocks fit an SM");
+};
+
 // The weight-rows kernel without TMA (any target; tc_m8_ldg): one block a 16-row tile, lanes load
 // 16 consecutive k of their weight rows straight into registers in batches of UnrollBlocks
 // 128-k blocks, one batch in flight while the warp multiplies the previous one; the kWarps warps

@@ -6,6 +6,7 @@
 // (The golden launch traces and the numerics of every variant: tests/ops/family_test.cc.)
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -180,6 +181,21 @@ TEST_F(Fp8ContractTest, TcM8LaunchesAPersistentGridWithTheWeightAsATensorMap) {
   EXPECT_EQ(map->swizzle, TensorMapSwizzle::k128B);
 }
 
+TEST_F(Fp8ContractTest, TcM2F16LaunchesTwoBlocksAnSmWithItsStagingAndRefusesLongK) {
+  ASSERT_TRUE(gemm_->Run(Variant::kTcM2F16, Args(2, 28672, 4096)).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemv_tc_m2_f16"), GridIs(264, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(TcM2F16Tile::kTotalSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 2), ArgU32At(6, 4096))));
+  const absl::Status rows = gemm_->Run(Variant::kTcM2F16, Args(3, 28672, 4096));
+  EXPECT_THAT(std::string(rows.message()), HasSubstr("m=3 outside 1..2"));
+  const absl::Status k = gemm_->Run(Variant::kTcM2F16, Args(1, 28672, 8320));
+  EXPECT_EQ(k.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(k.message()),
+              HasSubstr("w8a16_gemv_tc_m2_f16: k=8320 exceeds the 8192 k"));
+  EXPECT_EQ(gpu_.launch_count(), 1u);
+}
+
 // The emulation holds a raw tc_m8 launch to what the kernel needs: its shared memory, and a
 // tensor map that describes the [n, k] weight with the kernel's box.
 TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
@@ -231,13 +247,21 @@ TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
 }
 
 TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
-  // M <= 8: tc_m8 where 16-row tiles outnumber 3 blocks x 132 SMs, else tc_m8_ldg.
+  // M <= 2, K <= 8192: tc_m2_f16 where 16-row tiles outnumber twice its 2 blocks x 132 SMs.
+  // M <= 8: tc_m8 where they outnumber 3 blocks x 132 SMs, else tc_m8_ldg.
   ASSERT_EQ(gpu_.device_info().sm_count, 132);
   EXPECT_EQ(Pick(1, 4096), "tc_m8_ldg") << "o: 256 tiles";
-  EXPECT_EQ(Pick(1, 6336), "tc_m8_ldg") << "396 tiles";
-  EXPECT_EQ(Pick(1, 6352), "tc_m8") << "397 tiles";
+  EXPECT_EQ(Pick(1, 8448), "tc_m8") << "528 tiles";
+  EXPECT_EQ(Pick(1, 8464), "tc_m2_f16") << "529 tiles";
+  EXPECT_EQ(Pick(2, 6144), "tc_m8_ldg") << "qkv: 384 tiles";
+  EXPECT_EQ(Pick(2, 28672), "tc_m2_f16") << "gate_up";
+  EXPECT_EQ(Pick(3, 6336), "tc_m8_ldg") << "396 tiles";
+  EXPECT_EQ(Pick(3, 6352), "tc_m8") << "397 tiles";
   EXPECT_EQ(Pick(8, 28672), "tc_m8");
-  EXPECT_EQ(Pick(1, 151937), "tc_m8") << "odd vocab";
+  EXPECT_EQ(Pick(1, 151937), "tc_m2_f16") << "odd vocab";
+  auto long_k = gemm_->Pick(Args(1, 28672, 14336));
+  ASSERT_TRUE(long_k.ok());
+  EXPECT_EQ(*long_k, Variant::kTcM8) << "K = 14336: more than tc_m2_f16 stages";
   EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
   EXPECT_EQ(Pick(9, 4096), "tc_m16");
   EXPECT_EQ(Pick(16, 28672), "tc_m16");
@@ -452,7 +476,7 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
   for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-                    Variant::kTcM8Ldg, Variant::kGemv}) {
+                    Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16}) {
     DeviceBuffer c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s =
@@ -464,6 +488,53 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
                                  ours);
     EXPECT_EQ(ours.failures, 0u) << kVariants[v].name << ": " << ours.first_failure;
     EXPECT_LT(ours.worst_error_ratio, 1.0) << kVariants[v].name;
+  }
+}
+
+// tc_m2_f16 scales each activation row by a power of two into F16 where F16 holds the row
+// exactly, and takes the BF16 path where it cannot (a row spanning more than 2^28, or holding an
+// infinity): every case equals tc_m8's result bit for bit (the same products and sums, scaled).
+TEST_P(Fp8ExecutionTest, TcM2F16EqualsTcM8InAndOutOfF16Range) {
+  constexpr uint32_t kN = 512, kK = 1024;
+  const UploadedWeight dw = RandomWeight(kN, kK, 21);
+  struct Case {
+    const char* what;
+    std::function<void(std::vector<uint16_t>&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"unit-scale rows", [](std::vector<uint16_t>&) {}},
+      {"rows of 2^-60 and 2^40", [](std::vector<uint16_t>& a) {
+         for (uint32_t i = 0; i < kK; ++i) {
+           a[i] = FloatToBf16(Bf16ToFloat(a[i]) * std::ldexp(1.0f, -60));
+           a[kK + i] = FloatToBf16(Bf16ToFloat(a[kK + i]) * std::ldexp(1.0f, 40));
+         }
+       }},
+      {"a row spanning 2^40 (BF16 path)", [](std::vector<uint16_t>& a) {
+         a[7] = FloatToBf16(std::ldexp(1.0f, 30));
+         a[9] = FloatToBf16(std::ldexp(1.0f, -10));
+       }},
+      {"an infinity (BF16 path)", [](std::vector<uint16_t>& a) { a[kK + 5] = 0x7f80; }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<uint16_t> a(2 * kK);
+    verify::FillRandomBf16(absl::MakeSpan(a), 5, -1.0f, 1.0f);
+    c.edit(a);
+    DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
+    std::vector<uint16_t> out[2];
+    for (int i = 0; i < 2; ++i) {
+      DeviceBuffer out_dev =
+          testing::UploadVector(*gpu_, std::vector<uint16_t>(2 * kN, common::kBf16Poison));
+      const absl::Status s = gemm_->Run(i == 0 ? Variant::kTcM2F16 : Variant::kTcM8,
+                                        {.a = a_dev.span(), .w = dw.view(), .c = out_dev.span(), .m = 2});
+      ASSERT_TRUE(s.ok()) << s;
+      ASSERT_TRUE(gpu_->Synchronize().ok());
+      out[i] = testing::DownloadVector<uint16_t>(out_dev);
+    }
+    uint32_t differ = 0;
+    for (size_t i = 0; i < out[0].size(); ++i) differ += out[0][i] != out[1][i] ? 1 : 0;
+    EXPECT_EQ(differ, 0u) << "of " << out[0].size() << " outputs";
+    EXPECT_EQ(std::count(out[0].begin(), out[0].end(), common::kBf16Poison), 0);
   }
 }
 

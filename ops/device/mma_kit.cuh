@@ -72,7 +72,9 @@ __device__ __forceinline__ uint4 LoadCached16(const void* p) {
 // funnelled into place. Nothing at or past the operand's `end` is read.
 
 // The 16-byte-aligned block holding p's first element (L1-cached: neighbouring pieces share
-// blocks); zeros, and `has` false, when that block would reach `end`.
+// blocks); zeros, and `has` false, when that block would reach `end`. The block may begin up to
+// 14 bytes before an operand that starts off a 16-byte boundary, never before its allocation
+// (device allocations start 256-byte aligned).
 __device__ __forceinline__ uint4 LoadBlockHolding(const bf16* p, const bf16* end, bool& has) {
   const uintptr_t base = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{15};
   has = base + 16 <= reinterpret_cast<uintptr_t>(end);

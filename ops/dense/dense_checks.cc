@@ -230,23 +230,21 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
   if (spec.shape == ArgShape::kTmaSplitK && set == ShapeSet::kFull) {
     ks.push_back(4096 + spec.k_multiple);  // 65 k-blocks over the splits, the last one partial
   }
+  // The variants that take any alignment: ragged K, and on alternate shapes an odd B stride
+  // (where the kernel takes one) or operands one element past a 16-byte boundary.
+  const bool any_alignment = spec.extra.any_alignment;
+  if (any_alignment) ks = {1, 37, set == ShapeSet::kFull ? 4099u : 263u};
   std::vector<DenseShape> out;
-  if (spec.extra.any_alignment) {
-    // Ragged K, an odd B stride where the kernel takes one, and offset operands.
-    ks = {1, 37, set == ShapeSet::kFull ? 4099u : 263u};
-    for (uint32_t k : ks) {
-      for (uint32_t n : ns) {
-        for (uint32_t m : ms) {
-          const bool odd = (m + n) % 2 == 1;
-          out.push_back({m, n, k, ldb && odd ? k + 3 : k, odd ? 0u : 1u});
-        }
-      }
-    }
-    return out;
-  }
   for (uint32_t k : ks) {
     for (uint32_t n : ns) {
-      for (uint32_t m : ms) out.push_back({m, n, k, ldb || (tma && n % 2 == 1) ? k + 8 : k});
+      for (uint32_t m : ms) {
+        if (any_alignment) {
+          const bool odd = (m + n) % 2 == 1;
+          out.push_back({m, n, k, ldb && odd ? k + 3 : k, odd ? 0u : 1u});
+        } else {
+          out.push_back({m, n, k, ldb || (tma && n % 2 == 1) ? k + 8 : k});
+        }
+      }
     }
   }
   return out;

@@ -491,21 +491,12 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // Operands the 16-byte kernels cannot read (an offset pointer, K or ldb not a multiple of 8)
   // go to the kernels that take any alignment (packed: given GemmWorkspaceBytes of workspace);
   // scalar is the last resort.
-  if (!SixteenByteOperands(args) && args.splits == 0) {
-    absl::Status last = absl::FailedPreconditionError("dense: no variant");
-    for (Variant v : {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned,
-                      Variant::kGemvM32Unaligned, Variant::kPacked, Variant::kScalar}) {
-      last = CanImplement(v, args);
-      if (last.ok()) return v;
-    }
-    return absl::FailedPreconditionError(
-        StrCat("dense: no variant can run m=", args.m, " n=", args.n, " k=", args.k,
-               " ldb=", EffectiveLdb(args), " with operands not 16-byte aligned (last refusal: ",
-               last.message(), ")"));
-  }
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
   absl::InlinedVector<Variant, 10> order;
-  if (args.splits != 0) {
+  if (!SixteenByteOperands(args) && args.splits == 0) {
+    order = {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Unaligned,
+             Variant::kPacked, Variant::kScalar};
+  } else if (args.splits != 0) {
     order = {SplitVariant(args), Variant::kWgmma128x128SplitK, Variant::kSplitK};
   } else {
     if (args.m <= 8) order.push_back(Variant::kGemvM8);
@@ -530,7 +521,7 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
                      [](const Candidate& x, const Candidate& y) { return x.cost < y.cost; });
     // Split only into a workspace whose size is known to cover it.
     const Variant split = SplitVariant(args);
-    if (WorthSplitting(args) && !args.workspace.unchecked() &&
+    if (Worth(split, args) && !args.workspace.unchecked() &&
         args.workspace.bytes() >= WorkspaceBytes(split, args)) {
       order.push_back(split);
     }

@@ -57,25 +57,17 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
   const bf16* b_end = b + static_cast<size_t>(n - 1) * ldb + k;
   const bf16* a_end = a + static_cast<size_t>(m) * k;
   const uint4 zero = make_uint4(0, 0, 0, 0);
-  // One step's piece of a row for the tail loop: all lanes call (the unaligned load shuffles).
-  auto load_w = [&](const bf16* p, uint32_t valid) {
+  // One step's piece of a row for the tail loop (weights streamed, activations cached when
+  // aligned): all lanes call (the unaligned load shuffles).
+  auto load_piece = [&](const bf16* p, uint32_t valid, const bf16* end, bool weight) {
     if constexpr (kUnaligned) {
       bool has, next_has;
-      const uint4 cur = LoadBlockHolding(p, b_end, has);
-      const uint4 next = LoadBlockHolding(p + T::kStepK, b_end, next_has);
+      const uint4 cur = LoadBlockHolding(p, end, has);
+      const uint4 next = LoadBlockHolding(p + T::kStepK, end, next_has);
       return QuadFunnelBf16x8(p, cur, has, next, next_has, valid);
     } else {
-      return valid != 0 ? LoadStreaming16(p) : zero;
-    }
-  };
-  auto load_x = [&](const bf16* p, uint32_t valid) {
-    if constexpr (kUnaligned) {
-      bool has, next_has;
-      const uint4 cur = LoadBlockHolding(p, a_end, has);
-      const uint4 next = LoadBlockHolding(p + T::kStepK, a_end, next_has);
-      return QuadFunnelBf16x8(p, cur, has, next, next_has, valid);
-    } else {
-      return valid != 0 ? LoadCached16(p) : zero;
+      if (valid == 0) return zero;
+      return weight ? LoadStreaming16(p) : LoadCached16(p);
     }
   };
   float acc[kNTiles][4] = {};
@@ -129,10 +121,10 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) {
       const uint32_t off = (s + u) * T::kStepK;
-      wv[u][0] = load_w(w[0] + off, 8);
-      wv[u][1] = load_w(w[1] + off, 8);
+      wv[u][0] = LoadStreaming16(w[0] + off);
+      wv[u][1] = LoadStreaming16(w[1] + off);
 #pragma unroll
-      for (uint32_t t = 0; t < kNTiles; ++t) xv[u][t] = load_x(x[t] + off, 8);
+      for (uint32_t t = 0; t < kNTiles; ++t) xv[u][t] = LoadCached16(x[t] + off);
     }
 #pragma unroll
     for (uint32_t u = 0; u < kUnroll; ++u) mma_step(wv[u][0], wv[u][1], xv[u]);
@@ -141,11 +133,11 @@ __device__ __forceinline__ void Gemv(const bf16* __restrict__ a, const bf16* __r
     const uint32_t off = s * T::kStepK;
     // This lane's k in the step: 8 (or 0) when K % 8 == 0, any of 0..8 otherwise.
     const uint32_t valid = off + 8 * q < k ? min(8u, k - off - 8 * q) : 0u;
-    const uint4 lo = load_w(w[0] + off, valid);
-    const uint4 hi = load_w(w[1] + off, valid);
+    const uint4 lo = load_piece(w[0] + off, valid, b_end, true);
+    const uint4 hi = load_piece(w[1] + off, valid, b_end, true);
     uint4 xv[kNTiles];
 #pragma unroll
-    for (uint32_t t = 0; t < kNTiles; ++t) xv[t] = load_x(x[t] + off, valid);
+    for (uint32_t t = 0; t < kNTiles; ++t) xv[t] = load_piece(x[t] + off, valid, a_end, false);
     mma_step(lo, hi, xv);
   }
   StorePartial<kNTiles>(partial + warp * kBlockRows * kCols, acc, g, q);

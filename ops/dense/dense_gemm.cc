@@ -14,15 +14,19 @@ namespace {
 uint32_t EffectiveLdb(const GemmArgs& args) { return args.ldb == 0 ? args.k : args.ldb; }
 
 // The wgmma tiles the dispatcher weighs: the time one tile takes relative to a 128 x 256 tile,
-// and the share of the SMs whose tiles run at that speed together (H200, bench/NOTES.md, session
-// 6): 128 x 128 0.52-0.55 and 64 x 128 0.31 (4096^3, several waves of each); 64 x 64 tiles run
-// at 0.16 while they occupy at most half the SMs and slow down beyond (memory-bound small tiles).
+// and the share of the SMs whose tiles run at that speed together (H200, bench/NOTES.md, sessions
+// 6-7): 192 x 192 1.16 (its 1.125 tiles' work at 128 x 192's efficiency), 128 x 192 0.77
+// (median over the sweep's rows of 4+ waves of both, 0.73-0.83 p10-p90),
+// 128 x 128 0.52-0.55 and 64 x 128 0.31 (4096^3, several waves of each); 64 x 64 tiles run at
+// 0.16 while they occupy at most half the SMs and slow down beyond (memory-bound small tiles).
 struct TileCost {
   Variant variant;
   double cost;
   double sm_share;
 };
 constexpr TileCost kTileCosts[] = {{Variant::kWgmma128x256, 1.0, 1.0},
+                                   {Variant::kWgmma192x192, 1.16, 1.0},
+                                   {Variant::kWgmma128x192, 0.78, 1.0},
                                    {Variant::kWgmma128x128, 0.55, 1.0},
                                    {Variant::kWgmma64x128, 0.30, 1.0},
                                    {Variant::kWgmma64x64, 0.16, 0.5}};
@@ -318,11 +322,15 @@ bool DenseGemm::WorthSplitting(const GemmArgs& args) const {
 }
 
 // Measured (bench/NOTES.md): 4 splits pay, and 2 or 3 when each split still runs 8192 k or more;
-// fewer, shorter splits cost their FP32 partials and the reduce more than they gain.
+// 3 splits of 64 x 128 tiles pay from 4096 k each (40 tiles, K = 14336: 1.04-1.08x cuBLAS split,
+// 0.82-0.99x not); fewer, shorter splits cost their FP32 partials and the reduce more than they
+// gain.
 bool DenseGemm::Worth(Variant split, const GemmArgs& args) const {
   const uint32_t splits = SplitsFor(split, args);
-  return args.m > 16 && (splits >= 4 || (splits >= 2 && args.k / splits >= 8192)) &&
-         Ships(split);
+  const uint32_t k_each = args.k / std::max(splits, 1u);
+  const bool pays = splits >= 4 || (splits >= 2 && k_each >= 8192) ||
+                    (split == Variant::kWgmma64x128SplitK && splits == 3 && k_each >= 4096);
+  return args.m > 16 && pays && Ships(split);
 }
 
 Variant DenseGemm::SplitVariant(const GemmArgs& args) const {

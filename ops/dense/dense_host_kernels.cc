@@ -395,6 +395,12 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kWgmma128x256SplitK:
         fn = Wgmma<256, 2, true>;
         break;
+      case Variant::kWgmma128x192:
+        fn = Wgmma<192, 2, false>;
+        break;
+      case Variant::kWgmma192x192:
+        fn = Wgmma<192, 3, false>;
+        break;
     }
     registry.Register(spec.kernel, std::move(fn));
     if (!spec.second_kernel.empty()) registry.Register(spec.second_kernel, SplitKReduce);

@@ -38,6 +38,8 @@ enum class Variant : uint8_t {
   kWgmma64x64,
   kGemvM32Unaligned,
   kWgmma128x256SplitK,
+  kWgmma128x192,
+  kWgmma192x192,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -303,6 +305,30 @@ inline constexpr VariantTable kVariants(
          .k_multiple = 8,
          .summary = "sm_90a: wgmma_128x256 over tiles x K splits (FP32 partials, reduced in split "
                     "order): M > 128 with long K on few tiles"},
+        {.variant = Variant::kWgmma128x192,
+         .name = "wgmma_128x192",
+         .kernel = "dense_gemm_bf16_wgmma_128x192",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<192>::kM,
+         .tile_n = WgmmaTile<192>::kN,
+         .block = {WgmmaTile<192>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<192>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: as wgmma_128x256 with 192-wide tiles (wgmma m64n192k16): three "
+                    "quarters of the work a tile, where that fits the SMs' waves better"},
+        {.variant = Variant::kWgmma192x192,
+         .name = "wgmma_192x192",
+         .kernel = "dense_gemm_bf16_wgmma_192x192",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<192, 3>::kM,
+         .tile_n = WgmmaTile<192, 3>::kN,
+         .block = {WgmmaTile<192, 3>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<192, 3>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: 192 x 192 tiles, three consumer warpgroups: M in multiples of 192 "
+                    "without 128-row tiles' idle rows"},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -113,10 +113,11 @@ struct PackTile {
   static constexpr uint32_t kRowMultiple = 8, kAlign = 256;
 };
 
-// dense_gemm_bf16_wgmma_128x{256,128} and _64x128 (sm_90a): persistent, warp-specialized. One
-// producer warpgroup issues TMA loads (128-byte swizzle) into kStages shared-memory stages
-// completing on mbarriers; kConsumers consumer warpgroups (2: 128-row tiles, 1: 64-row tiles for
-// small M) each compute 64 x kN of the tile with wgmma.m64n{kN}k16. Tiles are visited in
+// dense_gemm_bf16_wgmma_128x{256,192,128}, _192x192 and _64x{128,64} (sm_90a): persistent,
+// warp-specialized. One producer warpgroup issues TMA loads (128-byte swizzle) into kStages
+// shared-memory stages completing on mbarriers; kConsumers consumer warpgroups (2: 128-row tiles,
+// 3: 192-row tiles, 1: 64-row tiles for small M) each compute 64 x kN of the tile with
+// wgmma.m64n{kN}k16. Tiles are visited in
 // PersistentTileCoords order: block b takes tiles b, b + gridDim.x, ...; grid.x = min(tiles,
 // SMs). The split-K kernels walk tiles x splits units the same way, unit u being tile u % tiles
 // over split u / tiles's k-blocks.
@@ -125,7 +126,20 @@ struct WgmmaTile {
   static constexpr uint32_t kConsumers = kConsumerGroups;
   static constexpr uint32_t kM = 64 * kConsumers, kN = kTileN, kK = 64;
   static constexpr uint32_t kThreads = 128 * (kConsumers + 1);
-  static constexpr uint32_t kStages = kConsumers == 1 ? (kTileN == 64 ? 10 : 8) : kTileN == 256 ? 4 : 6;
+  static constexpr uint32_t kStages =
+      kConsumers == 1   ? (kTileN == 64 ? 10 : 8)
+      : kConsumers == 3 ? 4
+                        : (kTileN == 256 ? 4 : kTileN == 192 ? 5 : 6);
+  // setmaxnreg: the producer drops to kProducerRegisters, the consumers take what the 64 K
+  // registers then leave them (a multiple of 8, at most 232).
+  static constexpr uint32_t kProducerRegisters = 40;
+  static constexpr uint32_t kConsumerRegisters =
+      (65536 / 128 - kProducerRegisters) / kConsumers / 8 * 8 < 232
+          ? (65536 / 128 - kProducerRegisters) / kConsumers / 8 * 8
+          : 232;
+  static_assert(128 * (kProducerRegisters + kConsumers * kConsumerRegisters) <= 65536,
+                "the warpgroups' setmaxnreg targets fit the register file (else setmaxnreg.inc "
+                "waits forever)");
   static constexpr uint32_t kABytes = kM * kK * 2;
   static constexpr uint32_t kBBytes = kN * kK * 2;
   static constexpr uint32_t kStageBytes = kABytes + kBBytes;
@@ -173,6 +187,8 @@ GPUOPS_HOST_DEVICE constexpr KBlockRange SplitKBlocks(uint32_t split, uint32_t s
 inline constexpr uint32_t kWgmmaMaxSplits = 16;
 
 static_assert(WgmmaTile<256>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<192>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<192, 3>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<128>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<128, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<64, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");

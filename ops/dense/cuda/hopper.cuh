@@ -90,10 +90,12 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
                                          int accumulate) {
   if constexpr (kTileN == 256) {
     WgmmaM64N256K16(acc, desc_a, desc_b, accumulate);
+  } else if constexpr (kTileN == 192) {
+    WgmmaM64N192K16(acc, desc_a, desc_b, accumulate);
   } else if constexpr (kTileN == 128) {
     WgmmaM64N128K16(acc, desc_a, desc_b, accumulate);
   } else {
-    static_assert(kTileN == 64, "wgmma tiles of 64, 128 or 256 columns");
+    static_assert(kTileN == 64, "wgmma tiles of 64, 128, 192 or 256 columns");
     WgmmaM64N64K16(acc, desc_a, desc_b, accumulate);
   }
 }
@@ -134,7 +136,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   __syncthreads();
 
   if (warpgroup == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(T::kProducerRegisters));
     if (thread == 0) {
       uint32_t stage = 0;
       uint32_t phase = 0;
@@ -159,7 +161,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(T::kConsumerRegisters));
   const uint32_t consumer = warpgroup - 1;  // rows [64 consumer, 64 consumer + 64) of the tile
   const uint32_t warp = thread / 32;
   const uint32_t lane = thread % 32;
@@ -254,6 +256,26 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
   dense_device::HopperGemm<256, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
+// 128 x 192 tiles (grid, block as wgmma_128x256; dynamic shared memory
+// WgmmaTile<192>::kSharedBytes): three quarters of a 128 x 256 tile, for tile counts that fill
+// the SMs' waves better.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x192(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<192, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
+// 192 x 192 tiles: three consumer warpgroups (grid as wgmma_128x256, block 512, dynamic shared
+// memory WgmmaTile<192, 3>::kSharedBytes): M a multiple of 192 without the rows 128-row tiles
+// compute in vain.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<192, 3>::kThreads, 1)
+    dense_gemm_bf16_wgmma_192x192(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<192, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory

@@ -284,6 +284,11 @@ TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
   EXPECT_EQ(*dense_->Pick(small), Variant::kWgmma64x128SplitK);
   EXPECT_NE(dense_->GemmWorkspaceBytes(Args(24, 5120, 27648)), 0u) << "40 tiles, 3 x 9216 k";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 4096)), 0u) << "40 tiles, 3 x 1365 k";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 14336)), 3ull * 24 * 5120 * 4)
+      << "40 tiles of 64 x 128, 3 x 4778 k";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 12000)), 0u) << "40 tiles, 3 x 4000 k";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(96, 5120, 14336)), 0u)
+      << "3 splits of 128 x 128 tiles: not measured, not taken";
   // M > 128 with long K: 128 x 256 tiles split (64 tiles x 2 splits of 14336 k).
   GemmArgs wide = Args(192, 8192, 28672);
   EXPECT_EQ(dense_->GemmWorkspaceBytes(wide), 2ull * 192 * 8192 * 4);
@@ -299,8 +304,9 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);
   EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kGemvM16);
   EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kGemvM16);
-  // The wgmma tiles by waves x tile cost (128 x 256: 1, 128 x 128: 0.55, 64 x 128: 0.30,
-  // 64 x 64: 0.16 on at most half the SMs), on the mock's 132 SMs:
+  // The wgmma tiles by waves x tile cost (128 x 256: 1, 192 x 192: 1.16, 128 x 192: 0.78,
+  // 128 x 128: 0.55, 64 x 128: 0.30, 64 x 64: 0.16 on at most half the SMs), on the mock's 132
+  // SMs:
   EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kWgmma64x64) << "64 tiles: 0.16";
   EXPECT_EQ(*dense_->Pick(Args(24, 5120, 4096)), Variant::kWgmma64x128)
       << "80 tiles of 64 x 64 need two half-waves (0.32) > 40 of 64 x 128 (0.30)";
@@ -308,11 +314,16 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(512, 3072, 8192)), Variant::kWgmma128x128)
       << "96 tiles (0.55) < 192 of 64 x 128 (2 waves: 0.60)";
   EXPECT_EQ(*dense_->Pick(Args(1024, 4096, 4096)), Variant::kWgmma128x256) << "128 tiles: 1 wave";
-  EXPECT_EQ(*dense_->Pick(Args(1024, 6144, 4096)), Variant::kWgmma128x128) << "192 tiles: 2 waves";
+  EXPECT_EQ(*dense_->Pick(Args(1024, 6144, 4096)), Variant::kWgmma128x192)
+      << "256 tiles: 2 waves at 0.78 < 384 of 128 x 128 (3 at 0.55) < 192 wide ones (2 at 1)";
+  EXPECT_EQ(*dense_->Pick(Args(768, 3072, 8192)), Variant::kWgmma128x192)
+      << "96 tiles: one wave at 0.78 < 288 of 64 x 128 (3 waves at 0.30)";
+  EXPECT_EQ(*dense_->Pick(Args(768, 6144, 4096)), Variant::kWgmma192x192)
+      << "128 tiles of 192 x 192: one wave at 1.16 < 576 of 64 x 128 (5 waves at 0.30)";
   EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kWgmma128x256);
-  EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kWgmma128x128)
-      << "1187 narrow tiles (9 waves at 0.55) beat 594 wide ones (5 waves) and 2374 of 64 x 128 "
-         "(18 waves at 0.30)";
+  EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kWgmma128x192)
+      << "792 tiles (6 waves at 0.78) beat 1187 of 128 x 128 (9 at 0.55), 594 wide ones (5 at 1) "
+         "and 2374 of 64 x 128 (18 at 0.30)";
   GemmArgs strided = Args(1, 4096, 4096);
   strided.ldb = 4160;
   EXPECT_EQ(*dense_->Pick(strided), Variant::kGemvM8);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "absl/container/inlined_vector.h"
 #include "gpuops/runtime/status.h"
@@ -292,8 +293,7 @@ uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
   const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
   const uint64_t tiles = std::max<uint64_t>(1, TileCount(*spec, args.m, args.n));
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
-  if (v == Variant::kWgmma128x128SplitK || v == Variant::kWgmma64x128SplitK ||
-      v == Variant::kWgmma128x256SplitK) {
+  if (spec->shape == ArgShape::kTmaSplitK) {
     // One wave: tiles x splits <= SMs.
     return static_cast<uint32_t>(
         std::clamp<uint64_t>(std::min(sms / tiles, by_k), 1, kWgmmaMaxSplits));
@@ -500,7 +500,9 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // go to the kernels that take any alignment (packed: given GemmWorkspaceBytes of workspace);
   // scalar is the last resort.
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
-  absl::InlinedVector<Variant, 10> order;
+  // gemv, tensor-core, a split variant, every wgmma tile, pipelined, tc_ldb and scalar: sized so
+  // that the dispatcher never allocates.
+  absl::InlinedVector<Variant, std::size(kTileCosts) + 7> order;
   if (!SixteenByteOperands(args) && args.splits == 0) {
     order = {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Unaligned,
              Variant::kPacked, Variant::kScalar};
@@ -519,7 +521,7 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
       Variant variant;
       double cost;
     };
-    absl::InlinedVector<Candidate, 4> tiles;
+    absl::InlinedVector<Candidate, std::size(kTileCosts)> tiles;
     for (const TileCost& t : kTileCosts) {
       const double waves =
           std::ceil(TileCount(kVariants[t.variant], args.m, args.n) / std::max(1.0, sms * t.sm_share));

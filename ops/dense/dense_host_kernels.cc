@@ -247,8 +247,10 @@ absl::Status PackRows(const HostLaunch& l, HostMemory& mem) {
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(rows, args.dst_ld)));
   const uint64_t src_elems = rows == 0 ? 0 : uint64_t{rows - 1} * args.src_ld + cols;
   const uint64_t dst_elems = rows == 0 ? 0 : uint64_t{rows - 1} * args.dst_ld + args.dst_ld;
-  GPUOPS_ASSIGN_OR_RETURN(auto src, mem.View<uint16_t>(args.src, src_elems, ArgLabel(&PackArgs::src)));
-  GPUOPS_ASSIGN_OR_RETURN(auto dst, mem.View<uint16_t>(args.dst, dst_elems, ArgLabel(&PackArgs::dst)));
+  GPUOPS_ASSIGN_OR_RETURN(auto src,
+                          mem.View<uint16_t>(args.src, src_elems, ArgLabel(&PackArgs::src)));
+  GPUOPS_ASSIGN_OR_RETURN(auto dst,
+                          mem.View<uint16_t>(args.dst, dst_elems, ArgLabel(&PackArgs::dst)));
   for (uint64_t r = 0; r < std::min<uint64_t>(l.grid().x, rows); ++r) {
     for (uint64_t j = 0; j < l.grid().y; ++j) {
       const uint64_t end = std::min<uint64_t>(args.dst_ld, (j + 1) * PackTile::kChunk);

@@ -133,10 +133,9 @@ struct WgmmaTile {
   // setmaxnreg: the producer drops to kProducerRegisters, the consumers take what the 64 K
   // registers then leave them (a multiple of 8, at most 232).
   static constexpr uint32_t kProducerRegisters = 40;
-  static constexpr uint32_t kConsumerRegisters =
-      (65536 / 128 - kProducerRegisters) / kConsumers / 8 * 8 < 232
-          ? (65536 / 128 - kProducerRegisters) / kConsumers / 8 * 8
-          : 232;
+  static constexpr uint32_t kConsumerShare =
+      (65536 / 128 - kProducerRegisters) / kConsumers / 8 * 8;
+  static constexpr uint32_t kConsumerRegisters = kConsumerShare < 232 ? kConsumerShare : 232;
   static_assert(128 * (kProducerRegisters + kConsumers * kConsumerRegisters) <= 65536,
                 "the warpgroups' setmaxnreg targets fit the register file (else setmaxnreg.inc "
                 "waits forever)");

@@ -205,6 +205,13 @@ std::vector<CheckShape> CheckShapes(ShapeSet set, Variant v) {
     ms = full ? std::vector<uint32_t>{1, 16, 17, 33, 64, 100} : std::vector<uint32_t>{17, 64, 70};
   } else {
     ms = full ? std::vector<uint32_t>{1, 2, 8, 9, 15, 16} : std::vector<uint32_t>{1, 9, 16};
+    if (spec.max_m > 16) {  // tc_m32, tc_m64: the upper half of their rows, and the last
+      const uint32_t half = spec.max_m / 2 + 1;
+      for (uint32_t m : full ? std::vector<uint32_t>{half, spec.max_m - 1, spec.max_m}
+                             : std::vector<uint32_t>{half, spec.max_m}) {
+        ms.push_back(m);
+      }
+    }
   }
   std::erase_if(ms, [&](uint32_t m) { return !spec.extra.row_slabs && m > spec.max_m; });
   const std::vector<uint32_t> ns = full ? std::vector<uint32_t>{32, 200, 4096}

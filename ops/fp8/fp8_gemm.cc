@@ -197,8 +197,19 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // 384 tiles on its 264 blocks).
   const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
   const bool f16_full = TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n).grid.x};
-  if (args.m > 16) {
+  // tc_m64 re-reads A for every 16-row tile from its one block an SM: ahead of m64 (A staged
+  // once per 64-column tile) while each block walks at most 4 tiles (H200, bench/NOTES.md
+  // session 8: qkv, o, down at M = 33..64 1.5-2.9x faster; gate_up, lm_head 1.1-1.5x slower).
+  const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
+  const bool few_tiles =
+      TileCount(tc_m64, 1, args.w.n) <= 4 * uint64_t{Dims(tc_m64, args.w.n).grid.x};
+  if (args.m > 64) {
     order = {Variant::kM64};
+  } else if (args.m > 32) {
+    order = few_tiles ? absl::InlinedVector<Variant, 5>{Variant::kTcM64, Variant::kM64}
+                      : absl::InlinedVector<Variant, 5>{Variant::kM64, Variant::kTcM64};
+  } else if (args.m > 16) {
+    order = {Variant::kTcM32, Variant::kTcM64, Variant::kM64};
   } else if (args.m <= f16.max_m && f16_full) {
     order = {Variant::kTcM2F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
   } else if (args.m <= 8) {

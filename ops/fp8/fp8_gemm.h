@@ -104,11 +104,12 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // The variant's kernel; null when not shipped or not a variant.
   KernelHandle kernel(Variant v) const;
 
-  // The seed's guards as Statuses naming the argument and value: m outside 1..16 (1..64 for m64,
-  // which runs larger M in slabs); K not a multiple of 128; row pitches that do not cover k and
-  // n (and the contiguous variants' pitches other than k and n); a_row_stride not a multiple of
-  // 8 where A is staged in 16-byte pieces; a weight or scale tensor that does not cover N and K;
-  // misaligned or short buffers.
+  // The seed's guards as Statuses naming the argument and value: m outside the variant's rows
+  // (1..16 for the seed's kernels, 1..32 / 1..64 for tc_m32 / tc_m64; m64 runs any M in slabs);
+  // K not a multiple of 128; row pitches that do not cover k and n (and the contiguous
+  // variants' pitches other than k and n); a_row_stride not a multiple of 8 where A is staged
+  // in 16-byte pieces; a weight or scale tensor that does not cover N and K; misaligned or short
+  // buffers.
   absl::Status CanImplement(Variant v, const GemmArgs& args) const;
   // No FP8 kernel needs a workspace: always 0.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
@@ -116,15 +117,19 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher (tensor-core variants only; the scalar ones run only when named), measured on
-  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-36):
+  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-38, sessions 6 and 8):
+  //   M <= 2:     tc_m2_f16 (K <= 8192) when its 16-row tiles outnumber twice its blocks;
   //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
   //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
   //               register loads: qkv, o, down); then the other, then tc_m16;
   //   M <= 16:    tc_m16;
-  //   where those are not shipped (tc_m8, tc_m16 before sm_90) or refuse: m16_w8 when its
-  //               32-column tiles number no more than the SMs, else m16 (m16_strided for
+  //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
+  //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
-  //   M > 16:     m64 (in 64-row slabs past 64).
+  //   M <= 32:    tc_m32, then tc_m64, then m64;
+  //   M <= 64:    tc_m64 when its blocks walk at most 4 tiles each (N <= 8448 on 132 SMs),
+  //               else m64;
+  //   M > 64:     m64 in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }

@@ -5,7 +5,8 @@
 // under-sized buffer produces unwritten outputs, damaged neighbours or an error naming the kernel
 // and argument. The kernels' warps assume their block, so any other block is refused; an operand
 // or pitch the device would fault on (16-byte loads need 16-byte rows) is refused too. The
-// persistent kernels (tc_m8, tc_m16) take the weight as a tensor map, which must describe it.
+// persistent kernels (the tc_ kernels on TMA) take the weight as a tensor map, which must
+// describe it.
 //
 // Every kernel is emulated by the strict order of the scalar kernels (StrictOrderGemm): bit-exact
 // for those, within the tensor-core bound for the others.
@@ -33,7 +34,8 @@ struct Operands {
 };
 
 template <typename Args>
-absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const Args& args) {
+absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const VariantSpec& spec,
+                                    const Args& args) {
   Operands o{.input = args.input,
              .block_scale = args.block_scale,
              .output = args.output,
@@ -46,11 +48,12 @@ absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const Args& args) {
              .block_scale_label = ArgLabel(&Args::block_scale),
              .output_label = ArgLabel(&Args::output)};
   if constexpr (std::is_same_v<Args, Fp8TmaArgs>) {
-    // The weight is where its tensor map points: [n, k] bytes, rows k apart, the kernel's box.
+    // The weight is where its tensor map points: [n, k] bytes, rows k apart, the kernel's box
+    // (one tile's rows x one 128-k block).
     GPUOPS_ASSIGN_OR_RETURN(
         TensorMapDesc d,
         CheckTensorMap(l, args.weight_map, ArgLabel(&Args::weight_map), TensorMapDataType::kU8,
-                       args.n, args.k, TcM8Tile::kN, TcM8Tile::kBoxK));
+                       args.n, args.k, spec.tile_n, kBlock));
     if (d.global_strides[1] != args.k) {
       return absl::InvalidArgumentError(StrCat(l.kernel(), ": weight_map rows are ",
                                                d.global_strides[1], " bytes apart, the weight's ",
@@ -75,7 +78,7 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   GPUOPS_RETURN_IF_ERROR(RequireBlock(l, spec.block));
   GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, spec.shared_mem_bytes, "its stages"));
   GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
-  GPUOPS_ASSIGN_OR_RETURN(const Operands o, OperandsOf(l, args));
+  GPUOPS_ASSIGN_OR_RETURN(const Operands o, OperandsOf(l, spec, args));
   const uint32_t rows = std::min(o.m, spec.max_m);
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(rows, o.n), o.k)));
   if (spec.extra.max_k != 0 && o.k > spec.extra.max_k) {

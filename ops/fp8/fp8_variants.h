@@ -7,8 +7,8 @@
 // Every variant computes C[M,N] = A[M,K] · dequant(W)ᵀ: A and C BF16 rows (contiguous, or at the
 // strided variants' row pitches), W E4M3 [N, K] with FP32 128 x 128 block scales (fp8_format.h),
 // FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1), one block per column tile and every row,
-// except tc_m8 and tc_m16: persistent (GridOrder::kPersistent), blocks_per_sm blocks a
-// multiprocessor walking the 16-column tiles.
+// except the tc_ kernels on TMA (tc_m8, tc_m16, tc_m2_f16, tc_m32, tc_m64): persistent
+// (GridOrder::kPersistent), blocks_per_sm blocks a multiprocessor walking the 16-column tiles.
 #pragma once
 
 #include <array>
@@ -32,6 +32,8 @@ enum class Variant : uint8_t {
   kGemv,
   kGemvStrided,
   kTcM2F16,
+  kTcM32,
+  kTcM64,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -201,6 +203,34 @@ inline constexpr VariantTable kVariants(
                     "sums), the weights converted with one cvt a pair; the BF16 path for a row "
                     "whose range F16 cannot hold",
          .extra = {.blocks_per_sm = TcM2F16Tile::kBlocksPerSm, .max_k = TcM2F16Tile::kMaxK}},
+        {.variant = Variant::kTcM32,
+         .name = "tc_m32",
+         .kernel = "w8a16_gemm_tc_m32",
+         .shape = ArgShape::kTma,
+         .tile_m = TcM32Tile::kMaxM,
+         .tile_n = TcM32Tile::kN,
+         .block = {TcM32Tile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM32Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = TcM32Tile::kMaxM,
+         .summary = "tc_m8 for M <= 32 in one launch (four activation tiles share each weight "
+                    "fragment's conversion)",
+         .extra = {.blocks_per_sm = TcM32Tile::kBlocksPerSm}},
+        {.variant = Variant::kTcM64,
+         .name = "tc_m64",
+         .kernel = "w8a16_gemm_tc_m64",
+         .shape = ArgShape::kTma,
+         .tile_m = TcM64Tile::kMaxM,
+         .tile_n = TcM64Tile::kN,
+         .block = {TcM64Tile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM64Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = TcM64Tile::kMaxM,
+         .summary = "tc_m8 for M <= 64 in one launch (eight activation tiles, one block a "
+                    "multiprocessor)",
+         .extra = {.blocks_per_sm = TcM64Tile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -11,6 +11,8 @@ using gpuops::ops::fp8::M16W8Tile;
 using gpuops::ops::fp8::M64Tile;
 using gpuops::ops::fp8::TcM16Tile;
 using gpuops::ops::fp8::TcM2F16Tile;
+using gpuops::ops::fp8::TcM32Tile;
+using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8Tile;
 using fp8_device::bf16;
@@ -94,6 +96,25 @@ extern "C" __global__ void __launch_bounds__(TcM16Tile::kThreads, TcM16Tile::kBl
                       bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                       uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmWeightRows<TcM16Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                        a_row_stride, c_row_stride);
+}
+
+// M <= 32 and M <= 64 in one launch (four and eight activation tiles; TcM32Tile / TcM64Tile).
+extern "C" __global__ void __launch_bounds__(TcM32Tile::kThreads, TcM32Tile::kBlocksPerSm)
+    w8a16_gemm_tc_m32(const __grid_constant__ CUtensorMap weight_map,
+                      const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                      uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRows<TcM32Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                        a_row_stride, c_row_stride);
+}
+
+extern "C" __global__ void __launch_bounds__(TcM64Tile::kThreads, TcM64Tile::kBlocksPerSm)
+    w8a16_gemm_tc_m64(const __grid_constant__ CUtensorMap weight_map,
+                      const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                      uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWeightRows<TcM64Tile>(&weight_map, input, block_scale, output, m, n, k,
                                         a_row_stride, c_row_stride);
 }
 

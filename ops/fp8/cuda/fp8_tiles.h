@@ -76,6 +76,13 @@ struct WeightRowsTile {
 // w8a16_gemv_tc_m8 / _m16: M <= 8 and M <= 16, 8 warps, 3 blocks a multiprocessor.
 using TcM8Tile = WeightRowsTile<1, 8, 4, 3>;
 using TcM16Tile = WeightRowsTile<2, 8, 3, 3>;
+// w8a16_gemm_tc_m32 / _m64: M = 17..32 and 33..64 in one launch, each weight fragment's
+// conversion shared by 4 or 8 activation tiles (ptxas, sm_90a: 123 and 221 registers: 2 blocks
+// and 1 block a multiprocessor). Their time grows with M: every 16-row tile reads all M rows
+// of A again; 32-row tiles (A read half as often, but one block an SM) measured slower
+// (bench/NOTES.md, session 8).
+using TcM32Tile = WeightRowsTile<4, 8, 4, 2>;
+using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 
 // w8a16_gemv_tc_m2_f16: tc_m8's kernel for M <= 2 and K <= kMaxK with F16 operands: the
 // activation rows staged once per block as F16 after the rings, partials and barriers; two blocks

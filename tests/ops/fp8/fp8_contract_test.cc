@@ -196,6 +196,26 @@ TEST_F(Fp8ContractTest, TcM2F16LaunchesTwoBlocksAnSmWithItsStagingAndRefusesLong
   EXPECT_EQ(gpu_.launch_count(), 1u);
 }
 
+// tc_m32 and tc_m64 take M = 17..64 in one launch: tc_m8's arguments, 2 and 1 blocks an SM.
+TEST_F(Fp8ContractTest, TcM32AndTcM64TakeUpTo64RowsInOneLaunch) {
+  ASSERT_TRUE(gemm_->Run(Variant::kTcM32, Args(17, 4096, 4096)).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kTcM64, Args(64, 28672, 4096, 4104, 28680)).ok());
+  // 4096 / 16 = 256 tiles under 2 x 132 blocks; 1792 tiles over 1 x 132.
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_tc_m32"), GridIs(256, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(TcM32Tile::kSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 17), ArgU32At(7, 4096)),
+                          AllOf(KernelNamed("w8a16_gemm_tc_m64"), GridIs(132, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(TcM64Tile::kSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 64), ArgU32At(7, 4104),
+                                ArgU32At(8, 28680))));
+  const absl::Status m33 = gemm_->Run(Variant::kTcM32, Args(33, 4096, 4096));
+  EXPECT_THAT(std::string(m33.message()), HasSubstr("m=33 outside 1..32"));
+  const absl::Status m65 = gemm_->Run(Variant::kTcM64, Args(65, 4096, 4096));
+  EXPECT_THAT(std::string(m65.message()), HasSubstr("m=65 outside 1..64"));
+  EXPECT_EQ(gpu_.launch_count(), 2u);
+}
+
 // The emulation holds a raw tc_m8 launch to what the kernel needs: its shared memory, and a
 // tensor map that describes the [n, k] weight with the kernel's box.
 TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
@@ -266,8 +286,15 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(9, 4096), "tc_m16");
   EXPECT_EQ(Pick(16, 28672), "tc_m16");
   EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "pitched rows";
-  EXPECT_EQ(Pick(17, 4096), "m64");
-  EXPECT_EQ(Pick(64, 28672), "m64");
+  // M = 17..32: tc_m32; 33..64: tc_m64 while its 132 blocks walk at most 4 tiles each, else m64.
+  EXPECT_EQ(Pick(17, 4096), "tc_m32");
+  EXPECT_EQ(Pick(32, 28672), "tc_m32");
+  EXPECT_EQ(Pick(33, 4096), "tc_m64");
+  EXPECT_EQ(Pick(64, 8448), "tc_m64") << "528 tiles";
+  EXPECT_EQ(Pick(64, 8464), "m64") << "529 tiles";
+  EXPECT_EQ(Pick(64, 28672), "m64") << "gate_up";
+  EXPECT_EQ(Pick(48, 6144, 4104, 0), "tc_m64") << "pitched rows";
+  EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
   auto refused = gemm_->Pick(Args(1, 4096, 100));
   ASSERT_FALSE(refused.ok());
@@ -288,6 +315,8 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   ASSERT_TRUE(gemm.ok()) << gemm.status();
   EXPECT_FALSE(gemm->Ships(Variant::kTcM8));
   EXPECT_FALSE(gemm->Ships(Variant::kTcM16));
+  EXPECT_FALSE(gemm->Ships(Variant::kTcM32));
+  EXPECT_FALSE(gemm->Ships(Variant::kTcM64));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());
@@ -308,7 +337,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_EQ(pick(16, 4224), "m16_w8") << "132 tiles";
   EXPECT_EQ(pick(16, 4256), "m16") << "133 tiles";
   EXPECT_EQ(pick(16, 6144, 4104), "m16_strided") << "pitched rows";
-  EXPECT_EQ(pick(17, 4096), "m64");
+  EXPECT_EQ(pick(17, 4096), "m64") << "tc_m32 is not shipped";
 }
 
 // --- Executing: on the mock (host emulations) and, where there is one, on the GPU.
@@ -476,7 +505,8 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
   for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-                    Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16}) {
+                    Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16, Variant::kTcM32,
+                    Variant::kTcM64}) {
     DeviceBuffer c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s =

@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   perf_cmd
       ->add_option("--shapes", perf.shapes,
-                   "llama (the Llama-3-8B projections and lm_head at M=1..4096), decode, "
-                   "prefill, square, variants (every op at M=1,16,4096 on N=K=4096), sweep (nine "
+                   "llama (the Llama-3-8B projections and lm_head at M=1..4096), decode (M=1, "
+                   "16), batch (M=17..64), prefill, square, variants (every op at M=1,16,4096 on N=K=4096), sweep (nine "
                    "open models' projections and vocab heads, and ragged shapes, at 23 Ms from 1 "
                    "to 8192), none")
       ->capture_default_str();

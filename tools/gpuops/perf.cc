@@ -54,6 +54,8 @@ absl::StatusOr<std::vector<ops::PerfProblem>> ProblemsFor(const PerfOptions& o) 
     ms = {1, 16, 128, 1024, 4096};
   } else if (o.shapes == "decode") {
     ms = {1, 16};
+  } else if (o.shapes == "batch") {
+    ms = {17, 24, 32, 33, 48, 64};
   } else if (o.shapes == "prefill") {
     ms = {1024, 4096};
   } else if (o.shapes == "square") {
@@ -66,7 +68,8 @@ absl::StatusOr<std::vector<ops::PerfProblem>> ProblemsFor(const PerfOptions& o) 
     }
   } else if (o.shapes != "none") {
     return absl::InvalidArgumentError(StrCat(
-        "unknown shape set '", o.shapes, "' (llama, decode, prefill, square, variants, sweep, none)"));
+        "unknown shape set '", o.shapes,
+        "' (llama, decode, batch, prefill, square, variants, sweep, none)"));
   }
   for (const auto& [name, nk] : llama) {
     for (uint32_t m : ms) out.push_back({name, m, nk.first, nk.second});

@@ -18,6 +18,7 @@
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
+#include "device/wgmma_kit.cuh"
 #include "wgmma_ops.cuh"
 
 namespace dense_device {
@@ -27,26 +28,11 @@ using device_kit::MbarExpectTx;
 using device_kit::MbarInit;
 using device_kit::MbarInitFence;
 using device_kit::MbarWait;
+using device_kit::SmemDescriptor;
 using device_kit::TmaLoad2D;
-
-// Shared-memory matrix descriptor for a K-major tile with 128-byte swizzle: rows of 128 bytes,
-// 8-row groups 1024 bytes apart (the stride byte offset); the leading offset is unused.
-__device__ __forceinline__ uint64_t SmemDescriptor(const void* p) {
-  const uint64_t addr = SharedAddress(p);
-  return ((addr & 0x3FFFF) >> 4) | (uint64_t{16 >> 4} << 16) | (uint64_t{1024 >> 4} << 32) |
-         (uint64_t{1} << 62);
-}
-
-__device__ __forceinline__ void WgmmaFence() {
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void WgmmaCommit() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void WgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
-}
+using device_kit::WgmmaCommit;
+using device_kit::WgmmaFence;
+using device_kit::WgmmaWait;
 
 __device__ __forceinline__ void StorePair(bf16* p, float v0, float v1) {
   *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);

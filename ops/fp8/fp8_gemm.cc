@@ -129,7 +129,7 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
   std::optional<TensorMapBytes> weight_map;
   if (spec.shape == ArgShape::kTma) {
-    // [N, K] bytes as TMA sees them: dims (K, N), box (128 k, 16 rows), 128-byte swizzle.
+    // [N, K] bytes as TMA sees them: dims (K, N), box (128 k, one tile's rows), 128-byte swizzle.
     TensorMapDesc d;
     d.data_type = TensorMapDataType::kU8;
     d.rank = 2;
@@ -203,13 +203,27 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
   const bool few_tiles =
       TileCount(tc_m64, 1, args.w.n) <= 4 * uint64_t{Dims(tc_m64, args.w.n).grid.x};
+  // wg_m32 / wg_m64 (wgmma, 128-row tiles) once their tiles fill every SM: gate_up and lm_head
+  // at M = 17..64 1.1-1.6x faster than our BF16 dense (H200, bench/NOTES.md session 8); with
+  // fewer tiles than SMs (qkv, o, down) idle SMs make them slower than tc_m32 / tc_m64.
+  const VariantSpec& wg = kVariants[args.m > 32 ? Variant::kWgM64 : Variant::kWgM32];
+  const bool wg_fills = TileCount(wg, 1, args.w.n) >= sms;
   if (args.m > 64) {
     order = {Variant::kM64};
   } else if (args.m > 32) {
-    order = few_tiles ? absl::InlinedVector<Variant, 5>{Variant::kTcM64, Variant::kM64}
-                      : absl::InlinedVector<Variant, 5>{Variant::kM64, Variant::kTcM64};
+    if (wg_fills) {
+      order = {Variant::kWgM64, Variant::kM64, Variant::kTcM64};
+    } else if (few_tiles) {
+      order = {Variant::kTcM64, Variant::kWgM64, Variant::kM64};
+    } else {
+      order = {Variant::kM64, Variant::kTcM64, Variant::kWgM64};
+    }
   } else if (args.m > 16) {
-    order = {Variant::kTcM32, Variant::kTcM64, Variant::kM64};
+    if (wg_fills) {
+      order = {Variant::kWgM32, Variant::kTcM32, Variant::kTcM64, Variant::kM64};
+    } else {
+      order = {Variant::kTcM32, Variant::kWgM32, Variant::kTcM64, Variant::kM64};
+    }
   } else if (args.m <= f16.max_m && f16_full) {
     order = {Variant::kTcM2F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
   } else if (args.m <= 8) {

@@ -126,9 +126,10 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
-  //   M <= 32:    tc_m32, then tc_m64, then m64;
-  //   M <= 64:    tc_m64 when its blocks walk at most 4 tiles each (N <= 8448 on 132 SMs),
-  //               else m64;
+  //   M <= 32:    wg_m32 (sm_90a, wgmma) when its 128-row tiles number at least the SMs
+  //               (N >= 16769 on 132 SMs), else tc_m32; then the other, tc_m64, m64;
+  //   M <= 64:    wg_m64 when its tiles number at least the SMs, else tc_m64 when its blocks
+  //               walk at most 4 tiles each (N <= 8448 on 132 SMs), else m64;
   //   M > 64:     m64 in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 

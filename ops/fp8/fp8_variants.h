@@ -7,8 +7,9 @@
 // Every variant computes C[M,N] = A[M,K] · dequant(W)ᵀ: A and C BF16 rows (contiguous, or at the
 // strided variants' row pitches), W E4M3 [N, K] with FP32 128 x 128 block scales (fp8_format.h),
 // FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1), one block per column tile and every row,
-// except the tc_ kernels on TMA (tc_m8, tc_m16, tc_m2_f16, tc_m32, tc_m64): persistent
-// (GridOrder::kPersistent), blocks_per_sm blocks a multiprocessor walking the 16-column tiles.
+// except the kernels on TMA (tc_m8, tc_m16, tc_m2_f16, tc_m32, tc_m64 on 16-column tiles; wg_m32,
+// wg_m64 on 128-column tiles): persistent (GridOrder::kPersistent), blocks_per_sm blocks a
+// multiprocessor walking the tiles.
 #pragma once
 
 #include <array>
@@ -34,6 +35,8 @@ enum class Variant : uint8_t {
   kTcM2F16,
   kTcM32,
   kTcM64,
+  kWgM32,
+  kWgM64,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -231,6 +234,34 @@ inline constexpr VariantTable kVariants(
          .summary = "tc_m8 for M <= 64 in one launch (eight activation tiles, one block a "
                     "multiprocessor)",
          .extra = {.blocks_per_sm = TcM64Tile::kBlocksPerSm}},
+        {.variant = Variant::kWgM32,
+         .name = "wg_m32",
+         .kernel = "w8a16_gemm_wg_m32",
+         .shape = ArgShape::kTma,
+         .tile_m = WgM32Tile::kMaxM,
+         .tile_n = WgM32Tile::kN,
+         .block = {WgM32Tile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM32Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = WgM32Tile::kMaxM,
+         .summary = "M <= 32 in one launch (sm_90a): C^T = W A^T on wgmma m64n32k16, the "
+                    "weights converted into its register A operand, the activations staged in "
+                    "shared memory; persistent blocks walk 128-row weight tiles",
+         .extra = {.blocks_per_sm = WgM32Tile::kBlocksPerSm}},
+        {.variant = Variant::kWgM64,
+         .name = "wg_m64",
+         .kernel = "w8a16_gemm_wg_m64",
+         .shape = ArgShape::kTma,
+         .tile_m = WgM64Tile::kMaxM,
+         .tile_n = WgM64Tile::kN,
+         .block = {WgM64Tile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM64Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = WgM64Tile::kMaxM,
+         .summary = "wg_m32 for M <= 64 (wgmma m64n64k16)",
+         .extra = {.blocks_per_sm = WgM64Tile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

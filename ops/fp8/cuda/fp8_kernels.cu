@@ -1,8 +1,10 @@
 // The FP8 W8A16 family's kernels, compiled as one translation unit into fp8.fatbin: the metrale
-// seed's decode kernels under their seed names and argument lists, and two of our own (8 warps
-// for small N, 64 rows in one launch). Grid (ceil(N / tile N), 1, 1); tile geometry in
-// fp8_tiles.h, bodies in fp8_device.cuh.
+// seed's decode kernels under their seed names and argument lists, and our own (8 warps for
+// small N, weight-rows kernels on TMA, wgmma kernels for M up to 64). Grid (ceil(N / tile N), 1,
+// 1) or persistent, as each kernel says; tile geometry in fp8_tiles.h, bodies in fp8_device.cuh
+// and fp8_wgmma.cuh.
 #include "fp8_device.cuh"
+#include "fp8_wgmma.cuh"
 
 using gpuops::ops::fp8::GemvTile;
 using gpuops::ops::fp8::M16N64Tile;
@@ -15,6 +17,8 @@ using gpuops::ops::fp8::TcM32Tile;
 using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8Tile;
+using gpuops::ops::fp8::WgM32Tile;
+using gpuops::ops::fp8::WgM64Tile;
 using fp8_device::bf16;
 
 // Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
@@ -127,6 +131,29 @@ extern "C" __global__ void __launch_bounds__(TcM2F16Tile::kThreads, TcM2F16Tile:
                          uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmWeightRowsF16<TcM2F16Tile>(&weight_map, input, block_scale, output, m, n, k,
                                              a_row_stride, c_row_stride);
+}
+#endif
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// M <= 32 and M <= 64 on warpgroup MMA (sm_90a): persistent, grid (min(ceil(N / 128), SMs)),
+// block 384, dynamic shared memory WgM32Tile / WgM64Tile::kSharedBytes. weight_map: the [N, K]
+// E4M3 weight, box 128 rows x 128 k, 128-byte swizzle.
+extern "C" __global__ void __launch_bounds__(WgM32Tile::kThreads, 1)
+    w8a16_gemm_wg_m32(const __grid_constant__ CUtensorMap weight_map,
+                      const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                      uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWgmma<WgM32Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                   a_row_stride, c_row_stride);
+}
+
+extern "C" __global__ void __launch_bounds__(WgM64Tile::kThreads, 1)
+    w8a16_gemm_wg_m64(const __grid_constant__ CUtensorMap weight_map,
+                      const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                      uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWgmma<WgM64Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                   a_row_stride, c_row_stride);
 }
 #endif
 

@@ -84,6 +84,33 @@ using TcM16Tile = WeightRowsTile<2, 8, 3, 3>;
 using TcM32Tile = WeightRowsTile<4, 8, 4, 2>;
 using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 
+// The warpgroup kernels (M up to Rows in one launch; sm_90a): C^T = W · A^T on wgmma, the
+// weights its A operand from registers (each consumer warpgroup converts its 64 weight rows of
+// the TMA stage, 128 x 128 k, 128-byte swizzle) and the activations its B operand, Rows rows
+// staged per 128-k block by the producer warpgroup's cp.asyncs in the same swizzle (two 64-k
+// halves). Persistent blocks walk kN-row weight tiles (one scale row each); a tile's stage ring
+// runs on mbarriers: `full` (the TMA's bytes and the producer threads' cp.asyncs) and `empty`
+// (one arrival a consumer warpgroup). Shared memory: kStages stages, then the barriers.
+template <uint32_t Rows, uint32_t Stages>
+struct WgmmaRowsTile {
+  static constexpr uint32_t kMaxM = Rows, kStages = Stages, kConsumers = 2;
+  static constexpr uint32_t kN = 64 * kConsumers, kThreads = 128 * (kConsumers + 1);
+  static constexpr uint32_t kBoxK = 128;
+  static constexpr uint32_t kWeightBytes = kN * kBoxK;
+  static constexpr uint32_t kActHalfBytes = Rows * 128;  // 64 k of every row: one swizzle span
+  static constexpr uint32_t kStageBytes = kWeightBytes + 2 * kActHalfBytes;
+  static constexpr uint32_t kSharedBytes = Stages * kStageBytes + 2 * Stages * 8;
+  static constexpr uint32_t kBlocksPerSm = 1;
+  // setmaxnreg: the producer's registers go to the consumers (128 x (40 + 2 x 232) <= 64 K).
+  static constexpr uint32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+  static_assert(Rows == 32 || Rows == 64, "wgmma n32 or n64");
+  static_assert(kActHalfBytes % 1024 == 0 && kStageBytes % 1024 == 0, "swizzle atoms aligned");
+  static_assert(kSharedBytes + 1024 <= 228 * 1024, "the stages fit an SM");
+};
+// w8a16_gemm_wg_m32 / _m64: M <= 32 and M <= 64.
+using WgM32Tile = WgmmaRowsTile<32, 6>;
+using WgM64Tile = WgmmaRowsTile<64, 4>;
+
 // w8a16_gemv_tc_m2_f16: tc_m8's kernel for M <= 2 and K <= kMaxK with F16 operands: the
 // activation rows staged once per block as F16 after the rings, partials and barriers; two blocks
 // a multiprocessor.

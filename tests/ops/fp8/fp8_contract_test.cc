@@ -216,6 +216,28 @@ TEST_F(Fp8ContractTest, TcM32AndTcM64TakeUpTo64RowsInOneLaunch) {
   EXPECT_EQ(gpu_.launch_count(), 2u);
 }
 
+TEST_F(Fp8ContractTest, WgM32AndWgM64WalkWeightTilesOf128RowsOnThreeWarpgroups) {
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM32, Args(17, 4096, 4096)).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM64, Args(64, 28672, 4096, 4104, 28680)).ok());
+  // 4096 / 128 = 32 tiles: one block each; 224 tiles over 132 persistent blocks.
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m32"), GridIs(32, 1, 1),
+                                BlockIs(384, 1, 1), SharedMemIs(WgM32Tile::kSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 17), ArgU32At(5, 4096),
+                                ArgU32At(7, 4096), ArgU32At(8, 4096)),
+                          AllOf(KernelNamed("w8a16_gemm_wg_m64"), GridIs(132, 1, 1),
+                                BlockIs(384, 1, 1), SharedMemIs(WgM64Tile::kSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 64), ArgU32At(7, 4104),
+                                ArgU32At(8, 28680))));
+  const absl::Status m33 = gemm_->Run(Variant::kWgM32, Args(33, 4096, 4096));
+  EXPECT_THAT(std::string(m33.message()), HasSubstr("m=33 outside 1..32"));
+  const absl::Status m65 = gemm_->Run(Variant::kWgM64, Args(65, 4096, 4096));
+  EXPECT_THAT(std::string(m65.message()), HasSubstr("m=65 outside 1..64"));
+  const absl::Status odd_pitch = gemm_->Run(Variant::kWgM64, Args(40, 4096, 4096, 4100, 0));
+  EXPECT_THAT(std::string(odd_pitch.message()), HasSubstr("a_row_stride=4100"));
+  EXPECT_EQ(gpu_.launch_count(), 2u);
+}
+
 // The emulation holds a raw tc_m8 launch to what the kernel needs: its shared memory, and a
 // tensor map that describes the [n, k] weight with the kernel's box.
 TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
@@ -286,14 +308,21 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(9, 4096), "tc_m16");
   EXPECT_EQ(Pick(16, 28672), "tc_m16");
   EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "pitched rows";
-  // M = 17..32: tc_m32; 33..64: tc_m64 while its 132 blocks walk at most 4 tiles each, else m64.
+  // M = 17..64: wg_m32 / wg_m64 where their 128-row tiles number at least the 132 SMs; else
+  // tc_m32 (17..32), and for 33..64 tc_m64 while its 132 blocks walk at most 4 tiles each, else m64.
   EXPECT_EQ(Pick(17, 4096), "tc_m32");
-  EXPECT_EQ(Pick(32, 28672), "tc_m32");
+  EXPECT_EQ(Pick(17, 16768), "tc_m32") << "131 tiles of 128";
+  EXPECT_EQ(Pick(17, 16769), "wg_m32") << "132 tiles of 128";
+  EXPECT_EQ(Pick(32, 28672), "wg_m32") << "gate_up";
+  EXPECT_EQ(Pick(24, 151937), "wg_m32") << "odd vocab";
   EXPECT_EQ(Pick(33, 4096), "tc_m64");
-  EXPECT_EQ(Pick(64, 8448), "tc_m64") << "528 tiles";
-  EXPECT_EQ(Pick(64, 8464), "m64") << "529 tiles";
-  EXPECT_EQ(Pick(64, 28672), "m64") << "gate_up";
+  EXPECT_EQ(Pick(64, 8448), "tc_m64") << "528 tiles of 16";
+  EXPECT_EQ(Pick(64, 8464), "m64") << "529 tiles of 16, 67 of 128";
+  EXPECT_EQ(Pick(64, 16768), "m64") << "131 tiles of 128";
+  EXPECT_EQ(Pick(64, 16769), "wg_m64") << "132 tiles of 128";
+  EXPECT_EQ(Pick(64, 28672), "wg_m64") << "gate_up";
   EXPECT_EQ(Pick(48, 6144, 4104, 0), "tc_m64") << "pitched rows";
+  EXPECT_EQ(Pick(48, 28672, 4104, 0), "wg_m64") << "pitched rows";
   EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
   auto refused = gemm_->Pick(Args(1, 4096, 100));
@@ -317,6 +346,8 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_FALSE(gemm->Ships(Variant::kTcM16));
   EXPECT_FALSE(gemm->Ships(Variant::kTcM32));
   EXPECT_FALSE(gemm->Ships(Variant::kTcM64));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM32));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM64));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());
@@ -338,6 +369,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_EQ(pick(16, 4256), "m16") << "133 tiles";
   EXPECT_EQ(pick(16, 6144, 4104), "m16_strided") << "pitched rows";
   EXPECT_EQ(pick(17, 4096), "m64") << "tc_m32 is not shipped";
+  EXPECT_EQ(pick(32, 28672), "m64") << "wg_m32 is not shipped";
 }
 
 // --- Executing: on the mock (host emulations) and, where there is one, on the GPU.
@@ -506,7 +538,7 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
   for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
                     Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16, Variant::kTcM32,
-                    Variant::kTcM64}) {
+                    Variant::kTcM64, Variant::kWgM32, Variant::kWgM64}) {
     DeviceBuffer c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s =

@@ -1,0 +1,202 @@
+// The FP8 warpgroup body (WgmmaRowsTile, sm_90a): C[m, n] = A[m, k] · W[n, k]ᵀ computed as
+// Cᵀ = W · Aᵀ on wgmma.m64nRk16, so the weights (any N) fill wgmma's 64-row side and the few
+// activation rows its narrow side.
+//
+// Warpgroup 0 produces: thread 0 TMA-loads the tile's 128 weight rows of each 128-k block, and
+// all 128 threads cp.async the block's activation rows (zeros past m) into two 64-k halves in
+// the 128-byte swizzle wgmma's descriptors read; each thread's arrival on `full` fires when its
+// copies land. Warpgroups 1 and 2 consume 64 weight rows each: lane (g, t) of warp w reads rows
+// 16w + g and 16w + g + 8, k 2t, 2t + 1, 2t + 8, 2t + 9 of each k16 step (the mma A fragment)
+// from the swizzled stage, converts them exactly to BF16, and issues the block's eight wgmmas
+// into an FP32 inner accumulator; the block scale is then folded once into the FP32 outer
+// accumulator with fmaf(inner, scale, outer), as in every tensor-core kernel of the family.
+// Outputs past m or n are never stored.
+#pragma once
+
+#include "fp8_device.cuh"
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+#include "device/wgmma_kit.cuh"
+
+namespace fp8_device {
+
+template <uint32_t kRows>
+__device__ __forceinline__ void WgmmaRows(float (&d)[kRows / 2], const uint32_t (&a)[4],
+                                          uint64_t desc_b, int accumulate) {
+  if constexpr (kRows == 64) {
+    device_kit::WgmmaM64N64K16Rs(d, a, desc_b, accumulate);
+  } else {
+    device_kit::WgmmaM64N32K16Rs(d, a, desc_b, accumulate);
+  }
+}
+
+__device__ __forceinline__ uint32_t LoadU16(const uint8_t* p) {
+  return *reinterpret_cast<const uint16_t*>(p);
+}
+
+// Arrives on `bar` once every cp.async this thread issued before has completed (the arrival is
+// one of the barrier's expected count).
+__device__ __forceinline__ void CpAsyncArrive(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
+                   device_kit::SharedAddress(bar))
+               : "memory");
+}
+
+template <typename Tile>
+__device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight_map,
+                                          const bf16* __restrict__ input,
+                                          const float* __restrict__ block_scale,
+                                          bf16* __restrict__ output, uint32_t m, uint32_t n,
+                                          uint32_t k, uint32_t lda, uint32_t ldc) {
+  extern __shared__ __align__(1024) uint8_t tma_smem[];  // 1024: the swizzled stages
+  constexpr uint32_t kStages = Tile::kStages, kRows = Tile::kMaxM;
+  constexpr uint32_t kStageBytes = Tile::kStageBytes, kWeightBytes = Tile::kWeightBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(tma_smem + kStages * kStageBytes);
+  uint64_t* empty = full + kStages;
+  const uint32_t warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
+  const uint32_t rows = min(m, kRows);
+  const uint32_t kblocks = k / 128;
+  const uint32_t tiles = (n + Tile::kN - 1) / Tile::kN;
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < kStages; ++s) {
+      device_kit::MbarInit(&full[s], 1 + 128);  // the TMA's expect_tx and 128 cp.async arrivals
+      device_kit::MbarInit(&empty[s], Tile::kConsumers);
+    }
+    device_kit::MbarInitFence();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegisters));
+    uint32_t stage = 0, phase = 0;
+    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      for (uint32_t kb = 0; kb < kblocks; ++kb) {
+        device_kit::MbarWait(&empty[stage], phase ^ 1);
+        uint8_t* st = tma_smem + stage * kStageBytes;
+        if (thread == 0) {
+          device_kit::MbarExpectTx(&full[stage], kWeightBytes);
+          device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
+                                static_cast<int32_t>(tile * Tile::kN));
+        }
+        // Row r's 16 chunks of 8 k: consecutive threads copy consecutive chunks of a row.
+        uint8_t* act = st + kWeightBytes;
+#pragma unroll
+        for (uint32_t i = thread; i < kRows * 16; i += 128) {
+          const uint32_t r = i / 16, c = i % 16;
+          const bool valid = r < rows;
+          const bf16* src = input + uint64_t{valid ? r : 0} * lda + kb * 128 + 8 * c;
+          device_kit::CpAsync16(
+              act + (c / 8) * Tile::kActHalfBytes + device_kit::Swizzle128(r, c % 8), src, valid);
+        }
+        CpAsyncArrive(&full[stage]);
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Tile::kConsumerRegisters));
+  const uint32_t consumer = warpgroup - 1;  // weight rows [64 consumer, 64 consumer + 64)
+  const uint32_t warp = thread / 32, lane = thread % 32;
+  const uint32_t g = lane / 4, t = lane % 4;
+  const uint32_t wrow = consumer * 64 + warp * 16 + g;  // and wrow + 8; wrow % 8 == g
+  // Lane (g, t)'s A fragments of k-block stage `st`: rows wrow and wrow + 8, k 2t, 2t + 1 and
+  // 2t + 8, 2t + 9 of each k16 step, from the swizzled 128-byte weight rows.
+  auto convert = [&](uint32_t (&a)[8][4], const uint8_t* st) {
+#pragma unroll
+    for (uint32_t s = 0; s < 8; ++s) {
+      const uint8_t* lo = st + wrow * 128 + ((s ^ g) << 4) + 2 * t;
+      const uint8_t* hi = lo + 8 * 128;
+      uint32_t l[2], h[2];
+      E4m3QuadToB(LoadU16(lo) | (LoadU16(lo + 8) << 16), l);
+      E4m3QuadToB(LoadU16(hi) | (LoadU16(hi + 8) << 16), h);
+      a[s][0] = l[0];
+      a[s][1] = h[0];
+      a[s][2] = l[1];
+      a[s][3] = h[1];
+    }
+  };
+  // The block's eight k16 steps into `inner` (zeroed by the first), as one async group.
+  auto issue = [&](float (&inner)[kRows / 2], const uint32_t (&a)[8][4], const uint8_t* st) {
+    const uint8_t* act = st + kWeightBytes;
+    device_kit::FenceProxyAsyncShared();  // the cp.async rows, for wgmma's async proxy
+    device_kit::WgmmaFence();
+#pragma unroll
+    for (uint32_t s = 0; s < 8; ++s) {
+      WgmmaRows<kRows>(
+          inner, a[s],
+          device_kit::SmemDescriptor(act + (s / 4) * Tile::kActHalfBytes + (s % 4) * 32), s > 0);
+    }
+    device_kit::WgmmaCommit();
+  };
+  // After the group that read stage `slot` completed: release the stage once every warp of
+  // this warpgroup is past it, and fold the block's sum.
+  auto retire = [&](float (&inner)[kRows / 2], uint32_t (&a)[8][4], uint32_t slot, float scale,
+                    float (&outer)[kRows / 2]) {
+    device_kit::FenceOperands(inner);
+#pragma unroll
+    for (uint32_t s = 0; s < 8; ++s) device_kit::FenceOperands(a[s]);
+    asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+    if (thread == 0) device_kit::MbarArrive(&empty[slot]);
+#pragma unroll
+    for (uint32_t i = 0; i < kRows / 2; ++i) outer[i] = fmaf(inner[i], scale, outer[i]);
+  };
+  uint32_t stage = 0, phase = 0;
+  auto advance = [&] {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  };
+  auto wait_and_convert = [&](uint32_t (&a)[8][4]) {
+    device_kit::MbarWait(&full[stage], phase);
+    convert(a, tma_smem + stage * kStageBytes);
+  };
+  // Two fragment sets: block kb + 1 converts while block kb's group runs; one accumulator, so
+  // nothing reads it while a group is in flight.
+  uint32_t a0[8][4], a1[8][4];
+  float inner[kRows / 2];
+  for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const float* scales = block_scale + uint64_t{tile * Tile::kN / 128} * kblocks;
+    float outer[kRows / 2];
+#pragma unroll
+    for (uint32_t i = 0; i < kRows / 2; ++i) outer[i] = 0.0f;
+    // step: issue block kb from `a` (converted), convert block kb + 1 into `a_next`, retire kb.
+    auto step = [&](uint32_t kb, uint32_t (&a)[8][4], uint32_t (&a_next)[8][4]) {
+      const float scale = scales[kb];
+      const uint32_t slot = stage;
+      issue(inner, a, tma_smem + slot * kStageBytes);
+      advance();
+      if (kb + 1 < kblocks) wait_and_convert(a_next);
+      device_kit::WgmmaWait<0>();
+      retire(inner, a, slot, scale, outer);
+    };
+    wait_and_convert(a0);
+    uint32_t kb = 0;
+    for (; kb + 1 < kblocks; kb += 2) {
+      step(kb, a0, a1);
+      step(kb + 1, a1, a0);
+    }
+    if (kb < kblocks) step(kb, a0, a1);
+    // Accumulator (g, j): weight row wrow (+8 for registers 4j + 2, 3), activation rows
+    // 8j + 2t (+1 for the odd registers).
+    const uint32_t col = tile * Tile::kN + wrow;
+#pragma unroll
+    for (uint32_t j = 0; j < kRows / 8; ++j) {
+#pragma unroll
+      for (uint32_t e = 0; e < 4; ++e) {
+        const uint32_t row = 8 * j + 2 * t + (e & 1);
+        const uint32_t c = col + (e >= 2 ? 8 : 0);
+        if (row < rows && c < n) output[uint64_t{row} * ldc + c] = device_kit::ToBf16(outer[4 * j + e]);
+      }
+    }
+  }
+}
+
+}  // namespace fp8_device
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL

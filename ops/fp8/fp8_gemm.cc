@@ -117,6 +117,9 @@ LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n) const {
       spec.order == GridOrder::kPersistent
           ? PersistentGrid(TileCount(spec, 1, n), gpu_->device_info(), spec.extra.blocks_per_sm)
           : TileGrid(spec, 1, n);
+  if (spec.extra.cluster > 1) {  // a cluster of blocks a tile
+    return {{grid.x * spec.extra.cluster, grid.y, grid.z}, spec.block, spec.shared_mem_bytes};
+  }
   return {grid, spec.block, spec.shared_mem_bytes};
 }
 
@@ -197,32 +200,35 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // 384 tiles on its 264 blocks).
   const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
   const bool f16_full = TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n).grid.x};
-  // tc_m64 re-reads A for every 16-row tile from its one block an SM: ahead of m64 (A staged
-  // once per 64-column tile) while each block walks at most 4 tiles (H200, bench/NOTES.md
-  // session 8: qkv, o, down at M = 33..64 1.5-2.9x faster; gate_up, lm_head 1.1-1.5x slower).
+  // M = 17..64 on wgmma (sm_90a): wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
+  // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
+  // K split over 2 blocks, two blocks an SM) spread the same work over four times the blocks, each
+  // about `split_cost` times dearer per byte. So the split wins when the wg kernels' waves are
+  // filled less than 1 / split_cost: split_cost x tiles < SMs x waves. Measured on the H200 from
+  // forced runs of both (bench/NOTES.md session 9): 7/5 at M <= 32, 8/5 at M <= 64; o, down, qkv
+  // and N = 5120-11008 / 18944 go to the split (1.1-1.3x our BF16 dense at M <= 32), gate_up,
+  // lm_head and N = 14336 to wg_m32 / wg_m64. Without wgmma: tc_m32, or tc_m64 while its blocks
+  // walk at most 4 tiles each (else m64).
+  const bool wide = args.m > 32;
+  const uint64_t wg_tiles =
+      TileCount(kVariants[wide ? Variant::kWgM64 : Variant::kWgM32], 1, args.w.n);
+  const uint64_t waves = (wg_tiles + sms - 1) / sms;
+  const bool split_first = (wide ? 8 : 7) * wg_tiles < 5 * sms * waves;
+  const Variant wg = wide ? Variant::kWgM64 : Variant::kWgM32;
+  const Variant split = wide ? Variant::kWgM64N64Split2 : Variant::kWgM32N64Split2;
   const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
   const bool few_tiles =
       TileCount(tc_m64, 1, args.w.n) <= 4 * uint64_t{Dims(tc_m64, args.w.n).grid.x};
-  // wg_m32 / wg_m64 (wgmma, 128-row tiles) once their tiles fill every SM: gate_up and lm_head
-  // at M = 17..64 1.1-1.6x faster than our BF16 dense (H200, bench/NOTES.md session 8); with
-  // fewer tiles than SMs (qkv, o, down) idle SMs make them slower than tc_m32 / tc_m64.
-  const VariantSpec& wg = kVariants[args.m > 32 ? Variant::kWgM64 : Variant::kWgM32];
-  const bool wg_fills = TileCount(wg, 1, args.w.n) >= sms;
   if (args.m > 64) {
     order = {Variant::kM64};
-  } else if (args.m > 32) {
-    if (wg_fills) {
-      order = {Variant::kWgM64, Variant::kM64, Variant::kTcM64};
-    } else if (few_tiles) {
-      order = {Variant::kTcM64, Variant::kWgM64, Variant::kM64};
-    } else {
-      order = {Variant::kM64, Variant::kTcM64, Variant::kWgM64};
-    }
   } else if (args.m > 16) {
-    if (wg_fills) {
-      order = {Variant::kWgM32, Variant::kTcM32, Variant::kTcM64, Variant::kM64};
+    order = {split_first ? split : wg, split_first ? wg : split};
+    if (!wide) {
+      order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
+    } else if (few_tiles) {
+      order.insert(order.end(), {Variant::kTcM64, Variant::kM64});
     } else {
-      order = {Variant::kTcM32, Variant::kWgM32, Variant::kTcM64, Variant::kM64};
+      order.insert(order.end(), {Variant::kM64, Variant::kTcM64});
     }
   } else if (args.m <= f16.max_m && f16_full) {
     order = {Variant::kTcM2F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};

@@ -117,7 +117,7 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher (tensor-core variants only; the scalar ones run only when named), measured on
-  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-38, sessions 6 and 8):
+  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-38, sessions 6, 8 and 9):
   //   M <= 2:     tc_m2_f16 (K <= 8192) when its 16-row tiles outnumber twice its blocks;
   //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
   //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
@@ -126,10 +126,12 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
-  //   M <= 32:    wg_m32 (sm_90a, wgmma) when its 128-row tiles number at least the SMs
-  //               (N >= 16769 on 132 SMs), else tc_m32; then the other, tc_m64, m64;
-  //   M <= 64:    wg_m64 when its tiles number at least the SMs, else tc_m64 when its blocks
-  //               walk at most 4 tiles each (N <= 8448 on 132 SMs), else m64;
+  //   M <= 64:    on sm_90a by the waves of ceil(N / 128) tiles over the SMs: the n64_split2
+  //               kernel (wg_m32_n64_split2 at M <= 32, wg_m64_n64_split2 above) when
+  //               7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs x waves, else wg_m32 / wg_m64
+  //               (on 132 SMs: the split for N <= 12032 at M <= 32, N <= 10496 above, and
+  //               again within each later wave's first part); then the other; without wgmma
+  //               tc_m32 (M <= 32), or tc_m64 while its blocks walk at most 4 tiles, then m64;
   //   M > 64:     m64 in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 

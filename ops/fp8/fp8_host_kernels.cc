@@ -123,6 +123,22 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
     }
     return absl::OkStatus();
   }
+  if (spec.extra.cluster > 1) {
+    // A cluster of blocks a tile, one tile a cluster: the grid must hold every tile's cluster
+    // (the device refuses a grid that is not a multiple of the cluster; a shorter one skips tiles).
+    const uint64_t want = uint64_t{(o.n + spec.tile_n - 1) / spec.tile_n} * spec.extra.cluster;
+    if (l.grid().x != want || l.grid().y != 1 || l.grid().z != 1) {
+      return absl::InvalidArgumentError(StrCat(
+          l.kernel(), ": grid (", l.grid().x, ", ", l.grid().y, ", ", l.grid().z,
+          ") is not ceil(n=", o.n, " / ", spec.tile_n, ") x ", spec.extra.cluster, " blocks = (",
+          want, ", 1, 1): one cluster of ", spec.extra.cluster, " blocks a tile"));
+    }
+    if (rows == 0) return absl::OkStatus();
+    for (uint32_t col0 = 0; col0 < o.n; col0 += spec.tile_n) {
+      StrictOrderGemm(view, rows, col0, std::min(spec.tile_n, o.n - col0));
+    }
+    return absl::OkStatus();
+  }
   ForEachNFastTile(l, rows, o.n, spec.tile_m, spec.tile_n, spec.tile_m, spec.tile_n,
                    [&](uint32_t, uint32_t tile_rows, uint32_t col0, uint32_t cols) {
                      StrictOrderGemm(view, tile_rows, col0, cols);

@@ -9,7 +9,8 @@
 // FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1), one block per column tile and every row,
 // except the kernels on TMA (tc_m8, tc_m16, tc_m2_f16, tc_m32, tc_m64 on 16-column tiles; wg_m32,
 // wg_m64 on 128-column tiles): persistent (GridOrder::kPersistent), blocks_per_sm blocks a
-// multiprocessor walking the tiles.
+// multiprocessor walking the tiles; and the split wgmma kernels (wg_m32_n64_split2,
+// wg_m64_n64_split2): a cluster of Fp8Extra::cluster blocks a 64-column tile.
 #pragma once
 
 #include <array>
@@ -37,6 +38,8 @@ enum class Variant : uint8_t {
   kTcM64,
   kWgM32,
   kWgM64,
+  kWgM32N64Split2,
+  kWgM64N64Split2,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -57,6 +60,9 @@ struct Fp8Extra {
   // The largest K the kernel takes (0: any): tc_m2_f16 stages its activation rows in shared
   // memory.
   uint32_t max_k = 0;
+  // Blocks a cluster (compile-time in the kernel): each tile's K is split over that many blocks,
+  // and the grid is ceil(N / tile_n) x cluster.
+  uint32_t cluster = 1;
   friend constexpr bool operator==(Fp8Extra, Fp8Extra) = default;
 };
 
@@ -262,6 +268,35 @@ inline constexpr VariantTable kVariants(
          .max_m = WgM64Tile::kMaxM,
          .summary = "wg_m32 for M <= 64 (wgmma m64n64k16)",
          .extra = {.blocks_per_sm = WgM64Tile::kBlocksPerSm}},
+        {.variant = Variant::kWgM32N64Split2,
+         .name = "wg_m32_n64_split2",
+         .kernel = "w8a16_gemm_wg_m32_n64_split2",
+         .shape = ArgShape::kTma,
+         .tile_m = WgM32N64Split2Tile::kMaxM,
+         .tile_n = WgM32N64Split2Tile::kN,
+         .block = {WgM32N64Split2Tile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM32N64Split2Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = WgM32N64Split2Tile::kMaxM,
+         .summary = "wg_m32 on 64-row weight tiles (one consumer warpgroup, two blocks an SM) "
+                    "with each tile's K split over a cluster of 2 blocks (grid 2 x tiles): rank "
+                    "1 writes its FP32 accumulators into rank 0's shared memory, rank 0 adds "
+                    "them; for N whose 128-row tiles fill the SMs poorly",
+         .extra = {.blocks_per_sm = WgM32N64Split2Tile::kBlocksPerSm,
+                   .cluster = WgM32N64Split2Tile::kSplits}},
+        {.variant = Variant::kWgM64N64Split2,
+         .name = "wg_m64_n64_split2",
+         .kernel = "w8a16_gemm_wg_m64_n64_split2",
+         .shape = ArgShape::kTma,
+         .tile_m = WgM64N64Split2Tile::kMaxM,
+         .tile_n = WgM64N64Split2Tile::kN,
+         .block = {WgM64N64Split2Tile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM64N64Split2Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = WgM64N64Split2Tile::kMaxM,
+         .summary = "wg_m32_n64_split2 for M <= 64",
+         .extra = {.blocks_per_sm = WgM64N64Split2Tile::kBlocksPerSm,
+                   .cluster = WgM64N64Split2Tile::kSplits}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -6,6 +6,7 @@
 #include "fp8_device.cuh"
 #include "fp8_wgmma.cuh"
 
+using fp8_device::bf16;
 using gpuops::ops::fp8::GemvTile;
 using gpuops::ops::fp8::M16N64Tile;
 using gpuops::ops::fp8::M16Tile;
@@ -17,9 +18,10 @@ using gpuops::ops::fp8::TcM32Tile;
 using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8Tile;
+using gpuops::ops::fp8::WgM32N64Split2Tile;
 using gpuops::ops::fp8::WgM32Tile;
+using gpuops::ops::fp8::WgM64N64Split2Tile;
 using gpuops::ops::fp8::WgM64Tile;
-using fp8_device::bf16;
 
 // Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
 extern "C" __global__ void __launch_bounds__(M16Tile::kThreads)
@@ -154,6 +156,32 @@ extern "C" __global__ void __launch_bounds__(WgM64Tile::kThreads, 1)
                       uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmWgmma<WgM64Tile>(&weight_map, input, block_scale, output, m, n, k,
                                    a_row_stride, c_row_stride);
+}
+
+// 64-row weight tiles, K split over a cluster of 2 blocks (compile-time cluster dims), two
+// blocks an SM: grid (2 ceil(N / 64)), block 256, dynamic shared memory
+// WgM32N64Split2Tile / WgM64N64Split2Tile::kSharedBytes; weight_map's
+// box 64 rows x 128 k.
+extern "C" __global__ void __cluster_dims__(2, 1, 1)
+    __launch_bounds__(WgM32N64Split2Tile::kThreads, WgM32N64Split2Tile::kBlocksPerSm)
+        w8a16_gemm_wg_m32_n64_split2(const __grid_constant__ CUtensorMap weight_map,
+                                     const bf16* __restrict__ input,
+                                     const float* __restrict__ block_scale,
+                                     bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                                     uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWgmma<WgM32N64Split2Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                            a_row_stride, c_row_stride);
+}
+
+extern "C" __global__ void __cluster_dims__(2, 1, 1)
+    __launch_bounds__(WgM64N64Split2Tile::kThreads, WgM64N64Split2Tile::kBlocksPerSm)
+        w8a16_gemm_wg_m64_n64_split2(const __grid_constant__ CUtensorMap weight_map,
+                                     const bf16* __restrict__ input,
+                                     const float* __restrict__ block_scale,
+                                     bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                                     uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWgmma<WgM64N64Split2Tile>(&weight_map, input, block_scale, output, m, n, k,
+                                            a_row_stride, c_row_stride);
 }
 #endif
 

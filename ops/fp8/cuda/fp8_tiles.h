@@ -88,28 +88,52 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // weights its A operand from registers (each consumer warpgroup converts its 64 weight rows of
 // the TMA stage, 128 x 128 k, 128-byte swizzle) and the activations its B operand, Rows rows
 // staged per 128-k block by the producer warpgroup's cp.asyncs in the same swizzle (two 64-k
-// halves). Persistent blocks walk kN-row weight tiles (one scale row each); a tile's stage ring
-// runs on mbarriers: `full` (the TMA's bytes and the producer threads' cp.asyncs) and `empty`
-// (one arrival a consumer warpgroup). Shared memory: kStages stages, then the barriers.
-template <uint32_t Rows, uint32_t Stages>
+// halves). A tile's stage ring runs on mbarriers: `full` (the TMA's bytes and the producer
+// threads' cp.asyncs) and `empty` (one arrival a consumer warpgroup).
+// Splits == 1: persistent blocks walk kN-row weight tiles (one scale row each).
+// Splits > 1: a cluster of Splits blocks a tile (grid = tiles x Splits, no persistence), block
+// rank r taking the r-th of Splits ranges of whole 128-k blocks; ranks 1.. write their FP32
+// accumulators into rank 0's shared memory (kPartialBytes) and rank 0 adds them in rank order.
+// Shared memory: kStages stages, the barriers (full, empty, the partials' one), the partials.
+template <uint32_t Rows, uint32_t Stages, uint32_t Splits = 1, uint32_t Consumers = 2>
 struct WgmmaRowsTile {
-  static constexpr uint32_t kMaxM = Rows, kStages = Stages, kConsumers = 2;
+  static constexpr uint32_t kMaxM = Rows, kStages = Stages, kSplits = Splits;
+  static constexpr uint32_t kConsumers = Consumers;  // warpgroups of 64 weight rows
   static constexpr uint32_t kN = 64 * kConsumers, kThreads = 128 * (kConsumers + 1);
   static constexpr uint32_t kBoxK = 128;
   static constexpr uint32_t kWeightBytes = kN * kBoxK;
   static constexpr uint32_t kActHalfBytes = Rows * 128;  // 64 k of every row: one swizzle span
   static constexpr uint32_t kStageBytes = kWeightBytes + 2 * kActHalfBytes;
-  static constexpr uint32_t kSharedBytes = Stages * kStageBytes + 2 * Stages * 8;
-  static constexpr uint32_t kBlocksPerSm = 1;
-  // setmaxnreg: the producer's registers go to the consumers (128 x (40 + 2 x 232) <= 64 K).
-  static constexpr uint32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+  static constexpr uint32_t kBarrierBytes = (2 * Stages + 1) * 8;
+  static constexpr uint32_t kPartialOffset = (Stages * kStageBytes + kBarrierBytes + 15) / 16 * 16;
+  static constexpr uint32_t kAccumulators = Rows / 2;  // FP32 registers a consumer thread
+  static constexpr uint32_t kPartialBytes = (Splits - 1) * 128 * kConsumers * kAccumulators * 4;
+  static constexpr uint32_t kSharedBytes = kPartialOffset + kPartialBytes;
+  // One consumer: two blocks an SM (shared memory and registers allow it).
+  static constexpr uint32_t kBlocksPerSm = Consumers == 1 ? 2 : 1;
+  // setmaxnreg: the producer's registers go to the consumers (blocks an SM x 128 x (40 +
+  // consumers x registers) <= 64 K).
+  static constexpr uint32_t kProducerRegisters = 40;
+  static constexpr uint32_t kConsumerRegisters = Consumers == 1 ? 216 : 232;
   static_assert(Rows == 32 || Rows == 64, "wgmma n32 or n64");
+  static_assert(Splits >= 1 && Splits <= 8, "a portable cluster");
   static_assert(kActHalfBytes % 1024 == 0 && kStageBytes % 1024 == 0, "swizzle atoms aligned");
-  static_assert(kSharedBytes + 1024 <= 228 * 1024, "the stages fit an SM");
+  static_assert(Consumers == 1 || Consumers == 2, "64 or 128 weight rows a tile");
+  static_assert(kBlocksPerSm * (kSharedBytes + 1024) <= 228 * 1024, "the blocks fit an SM");
+  static_assert(kBlocksPerSm * 128 * (kProducerRegisters + Consumers * kConsumerRegisters) <=
+                    64 * 1024,
+                "the registers fit an SM");
 };
-// w8a16_gemm_wg_m32 / _m64: M <= 32 and M <= 64.
+// w8a16_gemm_wg_m32 / _m64: M <= 32 and M <= 64, persistent.
 using WgM32Tile = WgmmaRowsTile<32, 6>;
 using WgM64Tile = WgmmaRowsTile<64, 4>;
+// w8a16_gemm_wg_m32_n64_split2 / _m64_n64_split2: 64-row weight tiles (one consumer warpgroup,
+// two blocks an SM), each tile's K split over a cluster of 2 blocks: four times the blocks of
+// wg_m32 / wg_m64, for N whose 128-row tiles leave SMs idle or fill their last wave poorly.
+// (On the H200 the same split on 128-row tiles was as fast or slower at every N measured, and
+// clusters of 4 slower still: bench/NOTES.md, session 9.)
+using WgM32N64Split2Tile = WgmmaRowsTile<32, 4, 2, 1>;
+using WgM64N64Split2Tile = WgmmaRowsTile<64, 4, 2, 1>;
 
 // w8a16_gemv_tc_m2_f16: tc_m8's kernel for M <= 2 and K <= kMaxK with F16 operands: the
 // activation rows staged once per block as F16 after the rings, partials and barriers; two blocks

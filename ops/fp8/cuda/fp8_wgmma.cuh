@@ -43,6 +43,49 @@ __device__ __forceinline__ void CpAsyncArrive(uint64_t* bar) {
                : "memory");
 }
 
+// Cluster helpers for the split kernels: this block's rank, a cluster-wide barrier (every thread
+// of every block), and the shared::cluster address of `p` in block `rank`.
+__device__ __forceinline__ uint32_t ClusterRank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+__device__ __forceinline__ void ClusterSync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+__device__ __forceinline__ uint32_t ClusterAddress(const void* p, uint32_t rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(device_kit::SharedAddress(p)), "r"(rank));
+  return remote;
+}
+__device__ __forceinline__ void StoreCluster(uint32_t remote, float v) {
+  asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(remote), "f"(v) : "memory");
+}
+// Arrives on a barrier of another block, ordered after this thread's stores before it.
+__device__ __forceinline__ void ArriveCluster(uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar)
+               : "memory");
+}
+// Waits for phase `phase` of a local barrier whose arrivals came from other blocks.
+__device__ __forceinline__ void WaitCluster(uint64_t* bar, uint32_t phase) {
+  const uint32_t addr = device_kit::SharedAddress(bar);
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(phase)
+        : "memory");
+  } while (done == 0);
+}
+
 template <typename Tile>
 __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight_map,
                                           const bf16* __restrict__ input,
@@ -54,24 +97,34 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   constexpr uint32_t kStageBytes = Tile::kStageBytes, kWeightBytes = Tile::kWeightBytes;
   uint64_t* full = reinterpret_cast<uint64_t*>(tma_smem + kStages * kStageBytes);
   uint64_t* empty = full + kStages;
+  uint64_t* partials_in = empty + kStages;  // rank 0: every other rank's consumer threads
+  float* partials = reinterpret_cast<float*>(tma_smem + Tile::kPartialOffset);
+  constexpr uint32_t kSplits = Tile::kSplits, kConsumerThreads = 128 * Tile::kConsumers;
+  const uint32_t rank = kSplits > 1 ? ClusterRank() : 0;
   const uint32_t warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
   const uint32_t rows = min(m, kRows);
   const uint32_t kblocks = k / 128;
   const uint32_t tiles = (n + Tile::kN - 1) / Tile::kN;
+  // Split: cluster blockIdx.x / kSplits owns one tile; rank r the r-th range of k-blocks.
+  const uint32_t first_tile = blockIdx.x / kSplits;
+  const uint32_t tile_stride = kSplits > 1 ? tiles : gridDim.x;
+  const uint32_t kb_begin = rank * kblocks / kSplits, kb_end = (rank + 1) * kblocks / kSplits;
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < kStages; ++s) {
       device_kit::MbarInit(&full[s], 1 + 128);  // the TMA's expect_tx and 128 cp.async arrivals
       device_kit::MbarInit(&empty[s], Tile::kConsumers);
     }
+    device_kit::MbarInit(partials_in, (kSplits - 1) * kConsumerThreads);
     device_kit::MbarInitFence();
   }
   __syncthreads();
+  if constexpr (kSplits > 1) ClusterSync();  // rank 0's barrier initialized before any arrival
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegisters));
     uint32_t stage = 0, phase = 0;
-    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-      for (uint32_t kb = 0; kb < kblocks; ++kb) {
+    for (uint32_t tile = first_tile; tile < tiles; tile += tile_stride) {
+      for (uint32_t kb = kb_begin; kb < kb_end; ++kb) {
         device_kit::MbarWait(&empty[stage], phase ^ 1);
         uint8_t* st = tma_smem + stage * kStageBytes;
         if (thread == 0) {
@@ -160,7 +213,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   // nothing reads it while a group is in flight.
   uint32_t a0[8][4], a1[8][4];
   float inner[kRows / 2];
-  for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  for (uint32_t tile = first_tile; tile < tiles; tile += tile_stride) {
     const float* scales = block_scale + uint64_t{tile * Tile::kN / 128} * kblocks;
     float outer[kRows / 2];
 #pragma unroll
@@ -171,17 +224,38 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       const uint32_t slot = stage;
       issue(inner, a, tma_smem + slot * kStageBytes);
       advance();
-      if (kb + 1 < kblocks) wait_and_convert(a_next);
+      if (kb + 1 < kb_end) wait_and_convert(a_next);
       device_kit::WgmmaWait<0>();
       retire(inner, a, slot, scale, outer);
     };
-    wait_and_convert(a0);
-    uint32_t kb = 0;
-    for (; kb + 1 < kblocks; kb += 2) {
+    if (kb_begin < kb_end) wait_and_convert(a0);
+    uint32_t kb = kb_begin;
+    for (; kb + 1 < kb_end; kb += 2) {
       step(kb, a0, a1);
       step(kb + 1, a1, a0);
     }
-    if (kb < kblocks) step(kb, a0, a1);
+    if (kb < kb_end) step(kb, a0, a1);
+    if constexpr (kSplits > 1) {
+      // Partials as [rank - 1][register][consumer thread]: consecutive threads, consecutive words.
+      const uint32_t me = consumer * 128 + thread;
+      if (rank != 0) {
+#pragma unroll
+        for (uint32_t i = 0; i < kRows / 2; ++i) {
+          StoreCluster(
+              ClusterAddress(&partials[((rank - 1) * (kRows / 2) + i) * kConsumerThreads + me], 0),
+              outer[i]);
+        }
+        ArriveCluster(ClusterAddress(partials_in, 0));
+        continue;  // one tile a cluster
+      }
+      WaitCluster(partials_in, 0);
+#pragma unroll
+      for (uint32_t i = 0; i < kRows / 2; ++i) {
+        for (uint32_t r = 1; r < kSplits; ++r) {
+          outer[i] += partials[((r - 1) * (kRows / 2) + i) * kConsumerThreads + me];
+        }
+      }
+    }
     // Accumulator (g, j): weight row wrow (+8 for registers 4j + 2, 3), activation rows
     // 8j + 2t (+1 for the odd registers).
     const uint32_t col = tile * Tile::kN + wrow;

@@ -238,6 +238,69 @@ TEST_F(Fp8ContractTest, WgM32AndWgM64WalkWeightTilesOf128RowsOnThreeWarpgroups) 
   EXPECT_EQ(gpu_.launch_count(), 2u);
 }
 
+TEST_F(Fp8ContractTest, Split2KernelsLaunchAClusterOfTwoBlocksA64RowTile) {
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM32N64Split2, Args(20, 6144, 4096)).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM64N64Split2, Args(64, 4100, 256, 264, 4104)).ok());
+  // 6144 / 64 = 96 tiles x 2 blocks; ceil(4100 / 64) = 65 tiles x 2.
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m32_n64_split2"), GridIs(192, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(WgM32N64Split2Tile::kSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 20), ArgU32At(5, 6144)),
+                          AllOf(KernelNamed("w8a16_gemm_wg_m64_n64_split2"), GridIs(130, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(WgM64N64Split2Tile::kSharedBytes),
+                                ArgCountIs(9), ArgU32At(4, 64), ArgU32At(5, 4100), ArgU32At(7, 264),
+                                ArgU32At(8, 4104))));
+  const absl::Status m33 = gemm_->Run(Variant::kWgM32N64Split2, Args(33, 4096, 4096));
+  EXPECT_THAT(std::string(m33.message()), HasSubstr("m=33 outside 1..32"));
+  const absl::Status m65 = gemm_->Run(Variant::kWgM64N64Split2, Args(65, 4096, 4096));
+  EXPECT_THAT(std::string(m65.message()), HasSubstr("m=65 outside 1..64"));
+  EXPECT_EQ(gpu_.launch_count(), 2u);
+}
+
+// A split kernel's grid must be one cluster a tile: a raw launch with any other grid is refused
+// by the emulation (the device would refuse a grid off the cluster, or skip tiles).
+TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
+  mock::RecordingBackend gpu;
+  auto gemm = Fp8Gemm::Load(gpu);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  auto kernel = TypedKernel<Fp8TmaArgs>::Bind(gemm->kernel(Variant::kWgM32N64Split2));
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto buf = DeviceBuffer::Allocate(gpu, 1 << 18);
+  ASSERT_TRUE(buf.ok());
+  TensorMapDesc d;
+  d.data_type = TensorMapDataType::kU8;
+  d.rank = 2;
+  d.global_address = buf->ptr();
+  d.global_dims = {128, 256};
+  d.global_strides = {0, 128};
+  d.box_dims = {128, 64};
+  d.swizzle = TensorMapSwizzle::k128B;
+  auto map = gpu.EncodeTensorMap(d);
+  ASSERT_TRUE(map.ok()) << map.status();
+  auto launch = [&](uint32_t blocks) {
+    return kernel
+        ->Launch(gpu, {{blocks, 1, 1}, {256, 1, 1}, WgM32N64Split2Tile::kSharedBytes},
+                 {.weight_map = *map,
+                  .input = buf->ptr(),
+                  .block_scale = buf->ptr(),
+                  .output = buf->ptr(),
+                  .m = 1,
+                  .n = 256,
+                  .k = 128,
+                  .a_row_stride = 128,
+                  .c_row_stride = 256})
+        .launch();
+  };
+  EXPECT_TRUE(launch(8).ok()) << "4 tiles x 2 blocks";
+  for (uint32_t blocks : {4u, 7u, 16u}) {
+    const absl::Status s = launch(blocks);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << blocks;
+    EXPECT_THAT(std::string(s.message()),
+                HasSubstr("is not ceil(n=256 / 64) x 2 blocks = (8, 1, 1)"))
+        << blocks;
+  }
+}
+
 // The emulation holds a raw tc_m8 launch to what the kernel needs: its shared memory, and a
 // tensor map that describes the [n, k] weight with the kernel's box.
 TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
@@ -308,20 +371,24 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(9, 4096), "tc_m16");
   EXPECT_EQ(Pick(16, 28672), "tc_m16");
   EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "pitched rows";
-  // M = 17..64: wg_m32 / wg_m64 where their 128-row tiles number at least the 132 SMs; else
-  // tc_m32 (17..32), and for 33..64 tc_m64 while its 132 blocks walk at most 4 tiles each, else m64.
-  EXPECT_EQ(Pick(17, 4096), "tc_m32");
-  EXPECT_EQ(Pick(17, 16768), "tc_m32") << "131 tiles of 128";
-  EXPECT_EQ(Pick(17, 16769), "wg_m32") << "132 tiles of 128";
+  // M = 17..64 by the waves of ceil(N / 128) tiles over 132 SMs: the n64 split while
+  // 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < 132 x waves, else wg_m32 / wg_m64.
+  EXPECT_EQ(Pick(17, 4096), "wg_m32_n64_split2") << "o: 32 tiles";
+  EXPECT_EQ(Pick(24, 6144), "wg_m32_n64_split2") << "qkv";
+  EXPECT_EQ(Pick(32, 12032), "wg_m32_n64_split2") << "94 tiles: 658 < 660";
+  EXPECT_EQ(Pick(32, 12033), "wg_m32") << "95 tiles: 665 >= 660";
+  EXPECT_EQ(Pick(24, 16896), "wg_m32") << "132 tiles: one full wave";
+  EXPECT_EQ(Pick(24, 16897), "wg_m32_n64_split2") << "133 tiles: a second wave of one";
+  EXPECT_EQ(Pick(24, 24064), "wg_m32_n64_split2") << "188 tiles: 1316 < 1320";
+  EXPECT_EQ(Pick(24, 24065), "wg_m32") << "189 tiles";
   EXPECT_EQ(Pick(32, 28672), "wg_m32") << "gate_up";
   EXPECT_EQ(Pick(24, 151937), "wg_m32") << "odd vocab";
-  EXPECT_EQ(Pick(33, 4096), "tc_m64");
-  EXPECT_EQ(Pick(64, 8448), "tc_m64") << "528 tiles of 16";
-  EXPECT_EQ(Pick(64, 8464), "m64") << "529 tiles of 16, 67 of 128";
-  EXPECT_EQ(Pick(64, 16768), "m64") << "131 tiles of 128";
-  EXPECT_EQ(Pick(64, 16769), "wg_m64") << "132 tiles of 128";
+  EXPECT_EQ(Pick(33, 4096), "wg_m64_n64_split2") << "o";
+  EXPECT_EQ(Pick(64, 10496), "wg_m64_n64_split2") << "82 tiles: 656 < 660";
+  EXPECT_EQ(Pick(64, 10497), "wg_m64") << "83 tiles: 664 >= 660";
+  EXPECT_EQ(Pick(48, 18944), "wg_m64_n64_split2") << "148 tiles: 1184 < 1320";
   EXPECT_EQ(Pick(64, 28672), "wg_m64") << "gate_up";
-  EXPECT_EQ(Pick(48, 6144, 4104, 0), "tc_m64") << "pitched rows";
+  EXPECT_EQ(Pick(48, 6144, 4104, 0), "wg_m64_n64_split2") << "pitched rows";
   EXPECT_EQ(Pick(48, 28672, 4104, 0), "wg_m64") << "pitched rows";
   EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
@@ -348,6 +415,8 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_FALSE(gemm->Ships(Variant::kTcM64));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM32));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM64));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM32N64Split2));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM64N64Split2));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());
@@ -370,6 +439,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_EQ(pick(16, 6144, 4104), "m16_strided") << "pitched rows";
   EXPECT_EQ(pick(17, 4096), "m64") << "tc_m32 is not shipped";
   EXPECT_EQ(pick(32, 28672), "m64") << "wg_m32 is not shipped";
+  EXPECT_EQ(pick(48, 4096), "m64") << "tc_m64 is not shipped";
 }
 
 // --- Executing: on the mock (host emulations) and, where there is one, on the GPU.
@@ -536,9 +606,10 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
 
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  for (Variant v : {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-                    Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16, Variant::kTcM32,
-                    Variant::kTcM64, Variant::kWgM32, Variant::kWgM64}) {
+  for (Variant v :
+       {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
+        Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16, Variant::kTcM32, Variant::kTcM64,
+        Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2}) {
     DeviceBuffer c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s =

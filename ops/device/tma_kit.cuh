@@ -27,22 +27,29 @@ __device__ __forceinline__ void MbarExpectTx(uint64_t* bar, uint32_t bytes) {
 __device__ __forceinline__ void MbarArrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(SharedAddress(bar)) : "memory");
 }
-// Waits until the phase with parity `phase` of the barrier has completed.
+// Waits until the phase with parity `phase` of the barrier has completed, with acquire at CTA
+// scope (arrivals of this block's threads and its TMA) or at cluster scope (arrivals that other
+// blocks of the cluster released onto it: cluster_kit.cuh's ArriveRemote).
+enum class MbarScope { kCta, kCluster };
+#define GPUOPS_MBAR_TRY_WAIT(SEMANTICS)                                    \
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity" SEMANTICS      \
+               ".shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n" \
+               : "=r"(done)                                                \
+               : "r"(addr), "r"(phase)                                     \
+               : "memory")
+template <MbarScope Scope = MbarScope::kCta>
 __device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t phase) {
   const uint32_t addr = SharedAddress(bar);
   uint32_t done = 0;
   do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(phase)
-        : "memory");
+    if constexpr (Scope == MbarScope::kCta) {
+      GPUOPS_MBAR_TRY_WAIT("");
+    } else {
+      GPUOPS_MBAR_TRY_WAIT(".acquire.cluster");
+    }
   } while (done == 0);
 }
+#undef GPUOPS_MBAR_TRY_WAIT
 
 // A 2-D TMA tile load of the map's box at (inner, outer) into shared memory, completing on `bar`.
 __device__ __forceinline__ void TmaLoad2D(void* dst, const CUtensorMap* map, uint64_t* bar,

@@ -2,21 +2,24 @@
 // Cᵀ = W · Aᵀ on wgmma.m64nRk16, so the weights (any N) fill wgmma's 64-row side and the few
 // activation rows its narrow side.
 //
-// Warpgroup 0 produces: thread 0 TMA-loads the tile's 128 weight rows of each 128-k block, and
+// Warpgroup 0 produces: thread 0 TMA-loads the tile's Tile::kN weight rows of each 128-k block, and
 // all 128 threads cp.async the block's activation rows (zeros past m) into two 64-k halves in
 // the 128-byte swizzle wgmma's descriptors read; each thread's arrival on `full` fires when its
-// copies land. Warpgroups 1 and 2 consume 64 weight rows each: lane (g, t) of warp w reads rows
-// 16w + g and 16w + g + 8, k 2t, 2t + 1, 2t + 8, 2t + 9 of each k16 step (the mma A fragment)
-// from the swizzled stage, converts them exactly to BF16, and issues the block's eight wgmmas
-// into an FP32 inner accumulator; the block scale is then folded once into the FP32 outer
-// accumulator with fmaf(inner, scale, outer), as in every tensor-core kernel of the family.
-// Outputs past m or n are never stored.
+// copies land. Warpgroups 1.. (Tile::kConsumers of them) consume 64 weight rows each: lane (g, t)
+// of warp w reads rows 16w + g and 16w + g + 8, k 2t, 2t + 1, 2t + 8, 2t + 9 of each k16 step (the
+// mma A fragment) from the swizzled stage, converts them exactly to BF16, and issues the block's
+// eight wgmmas into an FP32 inner accumulator; the block scale is then folded once into the FP32
+// outer accumulator with fmaf(inner, scale, outer), as in every tensor-core kernel of the family.
+// Outputs past m or n are never stored. Split tiles (Tile::kSplits > 1) run one tile a cluster,
+// each block its range of k blocks; the other ranks' FP32 outer accumulators reach rank 0
+// through distributed shared memory (cluster_kit.cuh) and rank 0 adds them in rank order.
 #pragma once
 
 #include "fp8_device.cuh"
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
+#include "device/cluster_kit.cuh"
 #include "device/wgmma_kit.cuh"
 
 namespace fp8_device {
@@ -43,49 +46,6 @@ __device__ __forceinline__ void CpAsyncArrive(uint64_t* bar) {
                : "memory");
 }
 
-// Cluster helpers for the split kernels: this block's rank, a cluster-wide barrier (every thread
-// of every block), and the shared::cluster address of `p` in block `rank`.
-__device__ __forceinline__ uint32_t ClusterRank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-  return rank;
-}
-__device__ __forceinline__ void ClusterSync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-                   : "memory");
-}
-__device__ __forceinline__ uint32_t ClusterAddress(const void* p, uint32_t rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
-               : "=r"(remote)
-               : "r"(device_kit::SharedAddress(p)), "r"(rank));
-  return remote;
-}
-__device__ __forceinline__ void StoreCluster(uint32_t remote, float v) {
-  asm volatile("st.shared::cluster.f32 [%0], %1;\n" ::"r"(remote), "f"(v) : "memory");
-}
-// Arrives on a barrier of another block, ordered after this thread's stores before it.
-__device__ __forceinline__ void ArriveCluster(uint32_t remote_bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar)
-               : "memory");
-}
-// Waits for phase `phase` of a local barrier whose arrivals came from other blocks.
-__device__ __forceinline__ void WaitCluster(uint64_t* bar, uint32_t phase) {
-  const uint32_t addr = device_kit::SharedAddress(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(phase)
-        : "memory");
-  } while (done == 0);
-}
-
 template <typename Tile>
 __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight_map,
                                           const bf16* __restrict__ input,
@@ -100,7 +60,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   uint64_t* partials_in = empty + kStages;  // rank 0: every other rank's consumer threads
   float* partials = reinterpret_cast<float*>(tma_smem + Tile::kPartialOffset);
   constexpr uint32_t kSplits = Tile::kSplits, kConsumerThreads = 128 * Tile::kConsumers;
-  const uint32_t rank = kSplits > 1 ? ClusterRank() : 0;
+  const uint32_t rank = kSplits > 1 ? device_kit::ClusterRank() : 0;
   const uint32_t warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
   const uint32_t rows = min(m, kRows);
   const uint32_t kblocks = k / 128;
@@ -118,7 +78,8 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
     device_kit::MbarInitFence();
   }
   __syncthreads();
-  if constexpr (kSplits > 1) ClusterSync();  // rank 0's barrier initialized before any arrival
+  if constexpr (kSplits > 1)
+    device_kit::ClusterSync();  // rank 0's barrier initialized before any arrival
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegisters));
@@ -241,14 +202,15 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       if (rank != 0) {
 #pragma unroll
         for (uint32_t i = 0; i < kRows / 2; ++i) {
-          StoreCluster(
-              ClusterAddress(&partials[((rank - 1) * (kRows / 2) + i) * kConsumerThreads + me], 0),
+          device_kit::StoreRemote(
+              device_kit::RemoteAddress(
+                  &partials[((rank - 1) * (kRows / 2) + i) * kConsumerThreads + me], 0),
               outer[i]);
         }
-        ArriveCluster(ClusterAddress(partials_in, 0));
+        device_kit::ArriveRemote(device_kit::RemoteAddress(partials_in, 0));
         continue;  // one tile a cluster
       }
-      WaitCluster(partials_in, 0);
+      device_kit::MbarWait<device_kit::MbarScope::kCluster>(partials_in, 0);
 #pragma unroll
       for (uint32_t i = 0; i < kRows / 2; ++i) {
         for (uint32_t r = 1; r < kSplits; ++r) {

@@ -203,7 +203,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // M = 17..64 on wgmma (sm_90a): wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
   // K split over 2 blocks, two blocks an SM) spread the same work over four times the blocks, each
-  // about `split_cost` times dearer per byte. So the split wins when the wg kernels' waves are
+  // about split_cost times dearer per byte. So the split wins when the wg kernels' waves are
   // filled less than 1 / split_cost: split_cost x tiles < SMs x waves. Measured on the H200 from
   // forced runs of both (bench/NOTES.md session 9): 7/5 at M <= 32, 8/5 at M <= 64; o, down, qkv
   // and N = 5120-11008 / 18944 go to the split (1.1-1.3x our BF16 dense at M <= 32), gate_up,
@@ -213,19 +213,18 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const uint64_t wg_tiles =
       TileCount(kVariants[wide ? Variant::kWgM64 : Variant::kWgM32], 1, args.w.n);
   const uint64_t waves = (wg_tiles + sms - 1) / sms;
-  const bool split_first = (wide ? 8 : 7) * wg_tiles < 5 * sms * waves;
+  const uint64_t split_cost_fifths = wide ? 8 : 7;
+  const bool split_first = split_cost_fifths * wg_tiles < 5 * sms * waves;
   const Variant wg = wide ? Variant::kWgM64 : Variant::kWgM32;
   const Variant split = wide ? Variant::kWgM64N64Split2 : Variant::kWgM32N64Split2;
-  const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
-  const bool few_tiles =
-      TileCount(tc_m64, 1, args.w.n) <= 4 * uint64_t{Dims(tc_m64, args.w.n).grid.x};
   if (args.m > 64) {
     order = {Variant::kM64};
   } else if (args.m > 16) {
     order = {split_first ? split : wg, split_first ? wg : split};
+    const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
     if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
-    } else if (few_tiles) {
+    } else if (TileCount(tc_m64, 1, args.w.n) <= 4 * uint64_t{Dims(tc_m64, args.w.n).grid.x}) {
       order.insert(order.end(), {Variant::kTcM64, Variant::kM64});
     } else {
       order.insert(order.end(), {Variant::kM64, Variant::kTcM64});

@@ -115,14 +115,6 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
                                           o.block_scale_label));
   GPUOPS_ASSIGN_OR_RETURN(
       view.c, mem.View<uint16_t>(o.output, PitchedElements(rows, o.n, o.ldc), o.output_label));
-  if (spec.order == GridOrder::kPersistent) {
-    // Block b walks tiles b, b + grid.x, ...: any grid of at least one block covers every tile.
-    if (rows == 0) return absl::OkStatus();
-    for (uint32_t col0 = 0; col0 < o.n; col0 += spec.tile_n) {
-      StrictOrderGemm(view, rows, col0, std::min(spec.tile_n, o.n - col0));
-    }
-    return absl::OkStatus();
-  }
   if (spec.extra.cluster > 1) {
     // A cluster of blocks a tile, one tile a cluster: the grid must hold every tile's cluster
     // (the device refuses a grid that is not a multiple of the cluster; a shorter one skips tiles).
@@ -133,6 +125,10 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
           ") is not ceil(n=", o.n, " / ", spec.tile_n, ") x ", spec.extra.cluster, " blocks = (",
           want, ", 1, 1): one cluster of ", spec.extra.cluster, " blocks a tile"));
     }
+  }
+  if (spec.order == GridOrder::kPersistent || spec.extra.cluster > 1) {
+    // Every tile is covered: persistent blocks b walk tiles b, b + grid.x, ... (any grid of at
+    // least one block), and a split grid holds one cluster a tile (checked above).
     if (rows == 0) return absl::OkStatus();
     for (uint32_t col0 = 0; col0 < o.n; col0 += spec.tile_n) {
       StrictOrderGemm(view, rows, col0, std::min(spec.tile_n, o.n - col0));

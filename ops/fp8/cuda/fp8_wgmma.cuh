@@ -74,7 +74,8 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       device_kit::MbarInit(&full[s], 1 + 128);  // the TMA's expect_tx and 128 cp.async arrivals
       device_kit::MbarInit(&empty[s], Tile::kConsumers);
     }
-    device_kit::MbarInit(partials_in, (kSplits - 1) * kConsumerThreads);
+    // (mbarrier counts must be positive: the barrier exists only where ranks send partials.)
+    if constexpr (kSplits > 1) device_kit::MbarInit(partials_in, (kSplits - 1) * kConsumerThreads);
     device_kit::MbarInitFence();
   }
   __syncthreads();

@@ -111,18 +111,24 @@ struct WgmmaRowsTile {
   static constexpr uint32_t kSharedBytes = kPartialOffset + kPartialBytes;
   // One consumer: two blocks an SM (shared memory and registers allow it).
   static constexpr uint32_t kBlocksPerSm = Consumers == 1 ? 2 : 1;
-  // setmaxnreg: the producer's registers go to the consumers (blocks an SM x 128 x (40 +
-  // consumers x registers) <= 64 K).
+  // setmaxnreg: a block starts with the registers its launch bounds give every thread (ptxas
+  // compiles the entry to that count), and the consumers' increase is served only from what the
+  // producer's decrease returns to the block's own pool: 128 x (40 + consumers x registers) <=
+  // threads x launch registers. A larger request never returns (the kernel hangs; session 10).
+  static constexpr uint32_t kLaunchRegisters = 65536 / (kThreads * kBlocksPerSm) / 8 * 8;
   static constexpr uint32_t kProducerRegisters = 40;
-  static constexpr uint32_t kConsumerRegisters = Consumers == 1 ? 216 : 232;
+  static constexpr uint32_t kConsumerShare =
+      (kThreads * kLaunchRegisters / 128 - kProducerRegisters) / kConsumers / 8 * 8;
+  static constexpr uint32_t kConsumerRegisters = kConsumerShare < 232 ? kConsumerShare : 232;
   static_assert(Rows == 32 || Rows == 64, "wgmma n32 or n64");
   static_assert(Splits >= 1 && Splits <= 8, "a portable cluster");
   static_assert(kActHalfBytes % 1024 == 0 && kStageBytes % 1024 == 0, "swizzle atoms aligned");
   static_assert(Consumers == 1 || Consumers == 2, "64 or 128 weight rows a tile");
   static_assert(kBlocksPerSm * (kSharedBytes + 1024) <= 228 * 1024, "the blocks fit an SM");
-  static_assert(kBlocksPerSm * 128 * (kProducerRegisters + Consumers * kConsumerRegisters) <=
-                    64 * 1024,
-                "the registers fit an SM");
+  static_assert(kLaunchRegisters <= 255 &&
+                    128 * (kProducerRegisters + Consumers * kConsumerRegisters) <=
+                        kThreads * kLaunchRegisters,
+                "setmaxnreg within the block's register pool");
 };
 // w8a16_gemm_wg_m32 / _m64: M <= 32 and M <= 64, persistent.
 using WgM32Tile = WgmmaRowsTile<32, 6>;

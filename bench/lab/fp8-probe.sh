@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# What bounds the FP8 split kernels' streaming rate (bench/NOTES.md, session 10)? Runs on the GPU
+# machine from the repo root after the cuda preset was configured (CMAKE_PREFIX_PATH as in the
+# guide); writes $OUT/probe.csv. Each probe rebuilds gpuops with bench/lab/fp8-pipeline-probe.patch
+# applied at one FP8_PROBE value (see the patch), or with the M <= 32 split tile at 6 stages
+# ("stages6"), times the forced split kernels at shapes of one and of two blocks an SM, and puts
+# the tree back. Probes 1-3 compute garbage: time them, never check them.
+set -uo pipefail
+OUT=${OUT:-/tmp/probe_out}; mkdir -p "$OUT"
+G=build/cuda/tools/gpuops/gpuops
+export GPUOPS_CUBLASLT=${GPUOPS_CUBLASLT:-$(find /usr/local/cuda*/ -name 'libcublasLt.so.1[23]*' 2>/dev/null | head -1)}
+shapes=(--shape 24,4096,4096 --shape 24,4096,14336 --shape 24,6144,4096 --shape 48,4096,4096
+        --shape 48,4096,14336 --shape 48,6144,4096)
+restore() { git checkout -- ops/fp8/cuda; }
+trap restore EXIT
+echo "probe,$(echo 'shape,family,m,n,k,variant,ours_us')" > "$OUT/probe.csv"
+for probe in 0 1 2 3 stages6; do
+  restore
+  if [ "$probe" = stages6 ]; then
+    sed -i 's/^using WgM32N64Split2Tile = WgmmaRowsTile<32, 4, 2, 1>;/using WgM32N64Split2Tile = WgmmaRowsTile<32, 6, 2, 1>;/' ops/fp8/cuda/fp8_tiles.h
+  else
+    git apply bench/lab/fp8-pipeline-probe.patch &&
+      sed -i "s/^#define FP8_PROBE .*/#define FP8_PROBE $probe/" ops/fp8/cuda/fp8_wgmma.cuh
+  fi
+  cmake --build build/cuda --target gpuops > "$OUT/build_$probe.txt" 2>&1 || { echo "probe $probe: build failed"; continue; }
+  timeout 60 $G perf --op 'fp8\.(wg_m32_n64_split2|wg_m64_n64_split2)' --shapes none "${shapes[@]}" \
+    --iterations 20 --no-read --csv "$OUT/p.csv" > /dev/null 2>&1
+  echo "probe $probe rc=$?"
+  [ -f "$OUT/p.csv" ] && tail -n +2 "$OUT/p.csv" | cut -d, -f1-7 | sed "s/^/$probe,/" >> "$OUT/probe.csv"
+  rm -f "$OUT/p.csv"
+done
+restore
+cmake --build build/cuda --target gpuops > "$OUT/build_restored.txt" 2>&1  # the real kernels again

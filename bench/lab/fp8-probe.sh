@@ -4,7 +4,8 @@
 # guide); writes $OUT/probe.csv. Each probe rebuilds gpuops with bench/lab/fp8-pipeline-probe.patch
 # applied at one FP8_PROBE value (see the patch), or with the M <= 32 split tile at 6 stages
 # ("stages6"), times the forced split kernels at shapes of one and of two blocks an SM, and puts
-# the tree back. Probes 1-3 compute garbage: time them, never check them.
+# the tree back; then profiles the real kernel's pipes and memory units with ncu. Probes 1-3
+# compute garbage: time them, never check them.
 set -uo pipefail
 OUT=${OUT:-/tmp/probe_out}; mkdir -p "$OUT"
 G=build/cuda/tools/gpuops/gpuops
@@ -31,3 +32,13 @@ for probe in 0 1 2 3 stages6; do
 done
 restore
 cmake --build build/cuda --target gpuops > "$OUT/build_restored.txt" 2>&1  # the real kernels again
+# Which unit the real kernel keeps busy: pipe utilization (ALU / FMA / LSU / tensor), shared
+# memory and L1 (LSU, MIO) throughput, at one block an SM (o, M = 24) and two (qkv, M = 48).
+for spec in 24,4096,4096 48,6144,4096; do
+  timeout 120 ncu --clock-control none --kernel-name regex:w8a16_gemm_wg_m.*_n64_split2 \
+    --launch-skip 3 --launch-count 1 --section ComputeWorkloadAnalysis \
+    --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+    --section InstructionStats --section SpeedOfLight --print-details all \
+    $G perf --op fp8 --shapes none --shape $spec --iterations 10 --no-read > "$OUT/ncu_$spec.txt" 2>&1
+  echo "ncu $spec rc=$?"
+done

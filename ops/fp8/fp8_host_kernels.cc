@@ -118,7 +118,7 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   if (spec.extra.cluster > 1) {
     // A cluster of blocks a tile, one tile a cluster: the grid must hold every tile's cluster
     // (the device refuses a grid that is not a multiple of the cluster; a shorter one skips tiles).
-    const uint64_t want = uint64_t{(o.n + spec.tile_n - 1) / spec.tile_n} * spec.extra.cluster;
+    const uint64_t want = TileCount(spec, 1, o.n) * spec.extra.cluster;
     if (l.grid().x != want || l.grid().y != 1 || l.grid().z != 1) {
       return absl::InvalidArgumentError(StrCat(
           l.kernel(), ": grid (", l.grid().x, ", ", l.grid().y, ", ", l.grid().z,

@@ -9,13 +9,19 @@
 // same-size read: that kernel over exactly the row's fewest bytes, its samples interleaved with
 // ours and cuBLAS's (ours, cuBLAS, read, ours, ...), the most one launch of that size can do.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
 #include <regex>
+#include <tuple>
+#include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "commands.h"
 #include "cublaslt.h"
 #include "gpuops/backends/default_registry.h"
@@ -384,6 +390,34 @@ int RunPerf(const PerfOptions& o) {
                  "gpuops perf: the mock has no device time to measure; use --backend cuda\n");
     return kExitUsage;
   }
+  // Every output path is opened (without truncating it) before anything is measured, so one
+  // that cannot be written fails now and not after a ten-minute sweep. The CSV then gets its
+  // header when measuring starts and each row as it is measured: a run cut short by a timeout or
+  // Ctrl-C keeps the rows it measured. JSON and the SVGs need every row: written at the end.
+  auto cannot_write = [](const char* flag, const std::string& path) {
+    std::fprintf(stderr, "gpuops perf: cannot write %s '%s'%s%s\n", flag, path.c_str(),
+                 errno != 0 ? ": " : "", errno != 0 ? std::strerror(errno) : "");
+  };
+  // A file this check creates is removed again if the run ends before measuring anything.
+  std::vector<std::string> created;
+  absl::Cleanup remove_created = [&created] {
+    std::error_code ignored;
+    for (const std::string& path : created) std::filesystem::remove(path, ignored);
+  };
+  for (const auto& [flag, path] : {std::pair{"--csv", o.csv},
+                                   {"--json", o.json},
+                                   {"--plot", o.plot},
+                                   {"--heatmap", o.heatmap}}) {
+    if (path.empty()) continue;
+    std::error_code ignored;
+    const bool existed = std::filesystem::exists(path, ignored);
+    errno = 0;
+    if (!std::ofstream(path, std::ios::app)) {
+      cannot_write(flag, path);
+      return kExitUsage;
+    }
+    if (!existed) created.push_back(path);
+  }
   int exit_code = kExitOk;
   std::unique_ptr<GpuBackend> gpu = CreateBackendOrReport("perf", o.backend, &exit_code);
   if (gpu == nullptr) return exit_code;
@@ -420,6 +454,17 @@ int RunPerf(const PerfOptions& o) {
                 : "read = the same stream-read over each row's fewest bytes",
       samples, launches, report.cublas.c_str());
   int status = kExitOk;
+  std::move(remove_created).Cancel();  // measuring starts: the outputs are the run's now
+  std::ofstream csv;
+  if (!o.csv.empty()) {
+    errno = 0;
+    csv.open(o.csv, std::ios::trunc);
+    csv << PerfReport::CsvHeader() << std::flush;
+    if (!csv) {
+      cannot_write("--csv", o.csv);
+      return kExitFailed;
+    }
+  }
   const PerfContext context{.gpu = *gpu,
                             .cublas = cublas.ok() ? cublas->get() : nullptr,
                             .cublas_workspace = ws->ptr(),
@@ -444,21 +489,31 @@ int RunPerf(const PerfOptions& o) {
     std::printf("[%zu/%zu] %s\n", i + 1, jobs.size(), FormatRow(**row).c_str());
     std::fflush(stdout);
     report.rows.push_back(**std::move(row));
+    if (csv.is_open()) csv << report.CsvRow(report.rows.back()) << std::flush;
   }
   std::printf("\n%s\n%s\n", FormatTable(report).c_str(), report.Summary().c_str());
-  for (const auto& [path, text] : {std::pair{o.csv, report.Csv()},
-                                   {o.json, report.Json()},
-                                   {o.plot, report.Svg()},
-                                   {o.heatmap, report.Heatmap()}}) {
-    if (path.empty()) continue;
-    std::ofstream out(path);
-    out << text;
+  auto say_written = [&](const char* flag, const std::string& path, const std::ofstream& out) {
     if (!out) {
-      std::fprintf(stderr, "gpuops perf: cannot write %s\n", path.c_str());
+      cannot_write(flag, path);
       status = kExitFailed;
     } else {
       std::printf("wrote %s\n", path.c_str());
     }
+  };
+  if (csv.is_open()) {
+    errno = 0;
+    csv.close();  // every row is in it already
+    say_written("--csv", o.csv, csv);
+  }
+  for (const auto& [flag, path, text] : {std::tuple{"--json", o.json, report.Json()},
+                                         {"--plot", o.plot, report.Svg()},
+                                         {"--heatmap", o.heatmap, report.Heatmap()}}) {
+    if (path.empty()) continue;
+    errno = 0;
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    out.close();
+    say_written(flag, path, out);
   }
   return status;
 }

@@ -106,21 +106,26 @@ std::string FormatTable(const PerfReport& report) {
   return out;
 }
 
+std::string PerfReport::CsvHeader() {
+  return "shape,family,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,"
+         "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,ours_spread,"
+         "cublas_spread,read_us,read_spread,read_fraction,note\n";
+}
+
+std::string PerfReport::CsvRow(const PerfRow& r) const {
+  return StrCat(CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
+                CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
+                Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",", Fixed(r.tbps, 3), ",",
+                Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
+                Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
+                ",", Fixed(read_roof_tbps, 3), ",", batch, ",", Fixed(r.ours_spread, 4), ",",
+                Fixed(r.cublas_spread, 4), ",", Fixed(r.read_us, 2), ",", Fixed(r.read_spread, 4),
+                ",", Fixed(r.read_fraction(), 4), ",", CsvField(r.note), "\n");
+}
+
 std::string PerfReport::Csv() const {
-  std::string out =
-      "shape,family,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,"
-      "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,ours_spread,"
-      "cublas_spread,read_us,read_spread,read_fraction,note\n";
-  for (const PerfRow& r : rows) {
-    StrAppend(&out, CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
-              CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
-              Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",", Fixed(r.tbps, 3), ",",
-              Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
-              Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
-              ",", Fixed(read_roof_tbps, 3), ",", batch, ",", Fixed(r.ours_spread, 4), ",",
-              Fixed(r.cublas_spread, 4), ",", Fixed(r.read_us, 2), ",", Fixed(r.read_spread, 4),
-              ",", Fixed(r.read_fraction(), 4), ",", CsvField(r.note), "\n");
-  }
+  std::string out = CsvHeader();
+  for (const PerfRow& r : rows) out += CsvRow(r);
   return out;
 }
 

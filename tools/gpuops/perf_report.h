@@ -40,7 +40,11 @@ struct PerfReport {
   int batch = 1;  // launches per timed sample
   std::vector<PerfRow> rows;
 
+  // Csv() is CsvHeader() followed by CsvRow(row) for every row: `gpuops perf --csv` writes the
+  // header first and each row as it is measured, so a run cut short keeps what it measured.
   std::string Csv() const;
+  static std::string CsvHeader();
+  std::string CsvRow(const PerfRow& r) const;
   std::string Json() const;
   // Two panels: speedup over cuBLAS per shape, and both times on a log scale.
   std::string Svg() const;

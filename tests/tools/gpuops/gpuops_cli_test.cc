@@ -125,7 +125,15 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"PerfZeroBatch", "perf --batch 0",
                    "--batch '0' is not a decimal integer in 1..1000"},
         // --no-read is a flag that parses: the error is the next check's, not CLI11's.
-        UsageError{"PerfNoReadOnTheMock", "perf --no-read --backend mock", "use --backend cuda"}),
+        UsageError{"PerfNoReadOnTheMock", "perf --no-read --backend mock", "use --backend cuda"},
+        // Output paths are checked before anything is measured (or a backend is even looked for).
+        UsageError{"PerfCsvInAMissingFolder", "perf --csv /nonexistent-gpuops-dir/rows.csv",
+                   "cannot write --csv '/nonexistent-gpuops-dir/rows.csv': No such file"},
+        UsageError{"PerfJsonInAMissingFolder", "perf --json /nonexistent-gpuops-dir/rows.json",
+                   "cannot write --json '/nonexistent-gpuops-dir/rows.json'"},
+        UsageError{"PerfPlotInAMissingFolder", "perf --plot /nonexistent-gpuops-dir/plot.svg",
+                   "cannot write --plot"},
+        UsageError{"PerfHeatmapOnADirectory", "perf --heatmap /", "cannot write --heatmap '/'"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(GpuopsCliTest, HelpExitsZeroForEverySubcommand) {
@@ -240,6 +248,26 @@ TEST(GpuopsCliTest, CheckOnTheMockPassesEveryCase) {
   EXPECT_THAT(r.output, HasSubstr("fill_u16"));
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("FAIL")));
   EXPECT_THAT(r.output, HasSubstr(" 0 failed"));
+}
+
+// A perf run that ends before measuring anything (here: no CUDA driver where it is told to look,
+// on any machine) leaves the output paths as it found them: a new one is not left behind empty,
+// an existing one keeps its content.
+TEST(GpuopsCliTest, PerfThatMeasuresNothingLeavesItsOutputPathsAsTheyWere) {
+  const std::string dir = ::testing::TempDir();
+  const std::string fresh = dir + "gpuops_perf_fresh.csv";
+  const std::string kept = dir + "gpuops_perf_kept.json";
+  std::remove(fresh.c_str());
+  std::ofstream(kept) << "earlier run\n";
+  const Result r = RunTool(StrCat("perf --csv ", fresh, " --json ", kept),
+                           "GPUOPS_CUDA_DRIVER=/nonexistent-gpuops-dir/libcuda.so.1");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no usable CUDA driver"));
+  EXPECT_FALSE(std::ifstream(fresh).good()) << fresh << " was left behind";
+  std::stringstream earlier;
+  earlier << std::ifstream(kept).rdbuf();
+  EXPECT_EQ(earlier.str(), "earlier run\n");
+  std::remove(kept.c_str());
 }
 
 }  // namespace

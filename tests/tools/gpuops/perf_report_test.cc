@@ -62,6 +62,22 @@ TEST(PerfReportTest, CsvQuotesFieldsThatHoldCommasQuotesOrNewlines) {
   EXPECT_EQ(records, 3u);
 }
 
+// `gpuops perf --csv` writes the header, then each row as it is measured: the file a run
+// leaves, whole or cut short, must read as Csv() of the rows measured so far.
+TEST(PerfReportTest, CsvIsTheHeaderThenEachRowAsWrittenOneAtATime) {
+  const PerfReport report = Report();
+  std::string streamed = PerfReport::CsvHeader();
+  for (const PerfRow& row : report.rows) {
+    const std::string line = report.CsvRow(row);
+    EXPECT_EQ(line.back(), '\n') << "a row is a whole record";
+    streamed += line;
+  }
+  EXPECT_EQ(streamed, report.Csv());
+  PerfReport first_only = report;
+  first_only.rows.resize(1);
+  EXPECT_EQ(PerfReport::CsvHeader() + report.CsvRow(report.rows[0]), first_only.Csv());
+}
+
 TEST(PerfReportTest, JsonIsValidAndUnmeasuredFiguresAreNull) {
   const nlohmann::json doc = nlohmann::json::parse(Report().Json(), nullptr, false);
   ASSERT_FALSE(doc.is_discarded());

@@ -58,6 +58,6 @@ for spec in 24,4096,4096 48,6144,4096; do
     --launch-skip 3 --launch-count 1 --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
     --section InstructionStats --section SpeedOfLight --print-details all \
-    $G perf --op fp8 --shapes none --shape $spec --iterations 10 --no-read > "$OUT/ncu_$spec.txt" 2>&1
+    $G perf --op fp8 --shapes none --shape $spec --iterations 10 --no-read > "$OUT/ncu_${spec//,/x}.txt" 2>&1
   echo "ncu $spec rc=$?"
 done

@@ -18,6 +18,9 @@
 //     static double Bytes(const PerfProblem& p);  // the fewest bytes the op moves
 //     static std::string_view Name(Variant v);
 //   };
+// Where the family's GemmArgs has a `workspace`, the subject gives it the zero-filled workspace
+// its variant needs (Gemm::WorkspaceBytes), or for the dispatcher Gemm::GemmWorkspaceBytes(args):
+// a caller that offers the dispatcher its workspace.
 #pragma once
 
 #include <map>
@@ -61,16 +64,29 @@ class QuantizedPerfSubject final : public PerfSubject {
       GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::FromHost<uint16_t>(gpu, w.bf16));
       s->bf16_weights_.push_back(std::move(b));
     }
+    auto args = [&](const typename Traits::Uploaded& u) {
+      auto a = Traits::Args(s->a_.span(), u, s->c_.span(), p.m);
+      if constexpr (requires { a.workspace; }) a.workspace = s->workspace_.span();
+      return a;
+    };
+    if constexpr (requires { args(s->weights_[0]).workspace; }) {
+      const auto probe = args(s->weights_[0]);
+      const uint64_t ws =
+          forced ? gemm.WorkspaceBytes(*forced, probe) : gemm.GemmWorkspaceBytes(probe);
+      if (ws > 0) {
+        GPUOPS_ASSIGN_OR_RETURN(s->workspace_, DeviceBuffer::Allocate(gpu, ws));
+        GPUOPS_RETURN_IF_ERROR(gpu.Memset(s->workspace_.ptr(), 0, ws));
+        GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
+      }
+    }
     Variant variant{};
     if (forced) {
       variant = *forced;
     } else {
-      GPUOPS_ASSIGN_OR_RETURN(
-          variant, gemm.Pick(Traits::Args(s->a_.span(), s->weights_[0], s->c_.span(), p.m)));
+      GPUOPS_ASSIGN_OR_RETURN(variant, gemm.Pick(args(s->weights_[0])));
     }
     for (const auto& u : s->weights_) {
-      GPUOPS_ASSIGN_OR_RETURN(auto plan,
-                              gemm.Plan(variant, Traits::Args(s->a_.span(), u, s->c_.span(), p.m)));
+      GPUOPS_ASSIGN_OR_RETURN(auto plan, gemm.Plan(variant, args(u)));
       s->plans_.push_back(std::move(plan));
     }
     s->variant_ = std::string(Traits::Name(variant));
@@ -116,6 +132,7 @@ class QuantizedPerfSubject final : public PerfSubject {
   std::optional<typename Traits::Gemm> gemm_;
   DeviceBuffer a_;
   DeviceBuffer c_;
+  DeviceBuffer workspace_;  // one for every plan: they run one after another on one stream
   std::vector<typename Traits::Uploaded> weights_;
   std::vector<DeviceBuffer> bf16_weights_;
   std::vector<typename Traits::Gemm::OpPlan> plans_;

@@ -29,4 +29,11 @@ GPUOPS_KERNEL_ARGS(Fp8TmaArgs, (TensorMapBytes, weight_map), (DevicePtr, input),
                    (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m), (uint32_t, n),
                    (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride));
 
+// Fp8TmaArgs and the stream-K workspace (cuda/fp8_tiles.h's StreamKWorkspace for the launch's
+// grid, zero-filled; left with its flags zero): w8a16_gemm_wg_m32_streamk and _m64_streamk.
+GPUOPS_KERNEL_ARGS(Fp8StreamKArgs, (TensorMapBytes, weight_map), (DevicePtr, input),
+                   (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m), (uint32_t, n),
+                   (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride),
+                   (DevicePtr, workspace));
+
 }  // namespace gpuops::ops::fp8

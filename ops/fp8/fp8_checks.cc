@@ -95,21 +95,58 @@ class Group {
     return absl::OkStatus();
   }
 
+  // A stream-K workspace after a launch: its flags zero again.
+  absl::Status RequireWorkspaceReady(const DeviceBuffer& workspace, Variant v,
+                                     const GemmArgs& args) const {
+    if (workspace.bytes() == 0) return absl::OkStatus();
+    GPUOPS_ASSIGN_OR_RETURN(std::vector<uint32_t> words, workspace.ToHost<uint32_t>());
+    const auto flags = gemm_.WorkspaceFlags(v, args);
+    for (uint64_t i = 0; i < flags && i < words.size(); ++i) {
+      if (words[i] != 0) {
+        return absl::DataLossError(StrCat(kVariants[v].kernel, ": workspace flag ", i, " left at ",
+                                          words[i], " after the launch"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status RunCase(Variant v, uint32_t ldc, CaseResult& r) {
     const VariantSpec& spec = kVariants[v];
     const uint64_t span = (uint64_t{m_} - 1) * ldc + n_;
     GPUOPS_ASSIGN_OR_RETURN(DeviceBuffer c,
                             DeviceBuffer::FromHost<uint16_t>(
                                 gpu_, std::vector<uint16_t>(span + kGuardElements, kPoison)));
-    const GemmArgs args{.a = DeviceSpan(a_dev_.ptr(), ((uint64_t{m_} - 1) * lda_ + k_) * 2),
-                        .w = device_weight_.view(),
-                        .c = DeviceSpan(c.ptr(), span * 2),  // the guard lies past it
-                        .m = m_,
-                        .lda = lda_,
-                        .ldc = ldc};
+    GemmArgs args{.a = DeviceSpan(a_dev_.ptr(), ((uint64_t{m_} - 1) * lda_ + k_) * 2),
+                  .w = device_weight_.view(),
+                  .c = DeviceSpan(c.ptr(), span * 2),  // the guard lies past it
+                  .m = m_,
+                  .lda = lda_,
+                  .ldc = ldc};
+    // A zero-filled workspace where the variant takes one.
+    DeviceBuffer workspace;
+    const uint64_t ws = gemm_.WorkspaceBytes(v, args);
+    if (ws > 0) {
+      GPUOPS_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(gpu_, ws));
+      GPUOPS_RETURN_IF_ERROR(gpu_.Memset(workspace.ptr(), 0, ws));
+      args.workspace = workspace.span();
+    }
     GPUOPS_RETURN_IF_ERROR(gemm_.Run(v, args));
     GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
     GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> pitched, c.ToHost<uint16_t>());
+    if (ws > 0) {
+      // The launch leaves the workspace ready for the next: run again on it, into the same C;
+      // the result must not change (the partials are added in a fixed order).
+      GPUOPS_RETURN_IF_ERROR(gemm_.Run(v, args));
+      GPUOPS_RETURN_IF_ERROR(gpu_.Synchronize());
+      GPUOPS_ASSIGN_OR_RETURN(std::vector<uint16_t> again, c.ToHost<uint16_t>());
+      if (again != pitched) {
+        return absl::DataLossError(StrCat(kVariants[v].kernel,
+                                          ": a second launch on the same workspace changed the "
+                                          "output (flags left set, or a partial added out of "
+                                          "order)"));
+      }
+    }
+    GPUOPS_RETURN_IF_ERROR(RequireWorkspaceReady(workspace, v, args));
     // [m, n] outputs, then the gaps between rows and the guard, which must keep the poison.
     std::vector<uint16_t> out(size_t{m_} * n_ + kGuardElements, kPoison);
     for (uint32_t row = 0; row < m_; ++row) {

@@ -97,6 +97,14 @@ class Fp8Family final : public Family {
       *span = DeviceSpan(ptr, bytes);
       result.buffers[ptr.address()] = name;
     }
+    // Traced as a caller that offers the workspace the variant (or the dispatcher) asks for.
+    if (const uint64_t ws =
+            variant ? gemm.WorkspaceBytes(*variant, args) : gemm.GemmWorkspaceBytes(args);
+        ws > 0) {
+      GPUOPS_ASSIGN_OR_RETURN(DevicePtr ptr, gpu.Alloc(256));
+      args.workspace = DeviceSpan(ptr, ws);
+      result.buffers[ptr.address()] = "workspace";
+    }
     GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, variant ? gemm.Plan(*variant, args) : gemm.Plan(args));
     GPUOPS_RETURN_IF_ERROR(gemm.Run(plan));
     result.variant = std::string(plan.variant_name);

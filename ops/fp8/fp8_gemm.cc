@@ -43,7 +43,29 @@ KernelHandle Fp8Gemm::kernel(Variant v) const { return kernels_.handle(v); }
 
 bool Fp8Gemm::Ships(Variant v) const { return kernels_.Ships(v); }
 
-uint64_t Fp8Gemm::WorkspaceBytes(Variant, const GemmArgs&) const { return 0; }
+std::optional<StreamKWorkspace> Fp8Gemm::StreamKLayout(Variant v, const GemmArgs& args) const {
+  const VariantSpec* spec = kVariants.Find(v);
+  if (spec == nullptr || spec->shape != ArgShape::kStreamK) return std::nullopt;
+  return StreamKWorkspace{.grid = Dims(*spec, args.w.n, args.w.k).grid.x,
+                          .consumers = spec->tile_n / 64,  // warpgroups of 64 weight rows
+                          .accumulators = spec->max_m / 2};
+}
+
+uint64_t Fp8Gemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
+  const std::optional<StreamKWorkspace> layout = StreamKLayout(v, args);
+  return layout ? layout->bytes() : 0;
+}
+
+uint64_t Fp8Gemm::WorkspaceFlags(Variant v, const GemmArgs& args) const {
+  const std::optional<StreamKWorkspace> layout = StreamKLayout(v, args);
+  return layout ? uint64_t{layout->grid} * layout->consumers : 0;
+}
+
+uint64_t Fp8Gemm::GemmWorkspaceBytes(const GemmArgs& args) const {
+  if (args.m <= 16 || args.m > 64) return 0;
+  const Variant v = args.m > 32 ? Variant::kWgM64StreamK : Variant::kWgM32StreamK;
+  return Ships(v) ? WorkspaceBytes(v, args) : 0;
+}
 
 absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   GPUOPS_ASSIGN_OR_RETURN(const VariantSpec* found, kVariants.Get(v));
@@ -109,14 +131,29 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(
       RequireExtent(spec.kernel, "c", args.c, need.c,
                     StrCat("m=", m, " rows of n=", n, " BF16, ", ldc, " apart")));
-  return RequireGridFits(spec.kernel, Dims(spec, n).grid, device, StrCat("n=", n));
+  if (spec.shape == ArgShape::kStreamK) {
+    const uint64_t ws = WorkspaceBytes(v, args);
+    if (args.workspace.is_null()) {
+      return ArgumentError(spec.kernel, StrCat("workspace is null; it needs ", ws,
+                                               " zero-filled bytes (WorkspaceBytes)"));
+    }
+    GPUOPS_RETURN_IF_ERROR(
+        RequireAligned(spec.kernel, "workspace", args.workspace.ptr(), 16, "16-byte stores"));
+    GPUOPS_RETURN_IF_ERROR(RequireExtent(
+        spec.kernel, "workspace", args.workspace, ws,
+        StrCat("the flags and FP32 partials of its ", Dims(spec, n, k).grid.x, " blocks")));
+  }
+  return RequireGridFits(spec.kernel, Dims(spec, n, k).grid, device, StrCat("n=", n));
 }
 
-LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n) const {
-  const Dim3 grid =
-      spec.order == GridOrder::kPersistent
-          ? PersistentGrid(TileCount(spec, 1, n), gpu_->device_info(), spec.extra.blocks_per_sm)
-          : TileGrid(spec, 1, n);
+LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n, uint32_t k) const {
+  // Persistent blocks walk tiles, or (stream-K) share the tiles' 128-k blocks: at most one
+  // block a unit of work.
+  const uint64_t units =
+      SaturatingMul(TileCount(spec, 1, n), spec.shape == ArgShape::kStreamK ? k / kBlock : 1);
+  const Dim3 grid = spec.order == GridOrder::kPersistent
+                        ? PersistentGrid(units, gpu_->device_info(), spec.extra.blocks_per_sm)
+                        : TileGrid(spec, 1, n);
   if (spec.extra.cluster > 1) {  // a cluster of blocks a tile
     return {{grid.x * spec.extra.cluster, grid.y, grid.z}, spec.block, spec.shared_mem_bytes};
   }
@@ -128,10 +165,11 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   GemmPlan plan;
   plan.variant = spec.variant;
   plan.variant_name = spec.name;
-  const LaunchDims dims = Dims(spec, args.w.n);
+  plan.workspace_bytes = WorkspaceBytes(v, args);
+  const LaunchDims dims = Dims(spec, args.w.n, args.w.k);
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
   std::optional<TensorMapBytes> weight_map;
-  if (spec.shape == ArgShape::kTma) {
+  if (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kStreamK) {
     // [N, K] bytes as TMA sees them: dims (K, N), box (128 k, one tile's rows), 128-byte swizzle.
     TensorMapDesc d;
     d.data_type = TensorMapDataType::kU8;
@@ -154,7 +192,19 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
                               .k = args.w.k,
                               .a_row_stride = lda,
                               .c_row_stride = ldc};
-    if (const auto* tma = kernels_.Get<Fp8TmaArgs>(v); tma != nullptr && weight_map) {
+    if (const auto* streamk = kernels_.Get<Fp8StreamKArgs>(v); streamk != nullptr && weight_map) {
+      plan.launches.push_back(streamk->Launch(*gpu_, dims,
+                                              {.weight_map = *weight_map,
+                                               .input = list.input,
+                                               .block_scale = list.block_scale,
+                                               .output = list.output,
+                                               .m = list.m,
+                                               .n = list.n,
+                                               .k = list.k,
+                                               .a_row_stride = lda,
+                                               .c_row_stride = ldc,
+                                               .workspace = args.workspace.ptr()}));
+    } else if (const auto* tma = kernels_.Get<Fp8TmaArgs>(v); tma != nullptr && weight_map) {
       plan.launches.push_back(tma->Launch(*gpu_, dims,
                                           {.weight_map = *weight_map,
                                            .input = list.input,
@@ -194,12 +244,13 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // tc_m8's persistent blocks pay off when the 16-row tiles outnumber the blocks the SMs hold;
   // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
   const VariantSpec& tma = kVariants[Variant::kTcM8];
-  const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.w.n).grid.x;
+  const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.w.n, args.w.k).grid.x;
   // tc_m2_f16 (M <= 2, K <= 8192) where each of its blocks walks more than two tiles (H200,
   // bench/NOTES.md session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; no gain at qkv's
   // 384 tiles on its 264 blocks).
   const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
-  const bool f16_full = TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n).grid.x};
+  const bool f16_full =
+      TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n, args.w.k).grid.x};
   // M = 17..64 on wgmma (sm_90a): wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
   // K split over 2 blocks, two blocks an SM) spread the same work over four times the blocks, each
@@ -220,11 +271,14 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   if (args.m > 64) {
     order = {Variant::kM64};
   } else if (args.m > 16) {
-    order = {split_first ? split : wg, split_first ? wg : split};
+    // Stream-K first: CanImplement refuses it without the workspace.
+    order = {wide ? Variant::kWgM64StreamK : Variant::kWgM32StreamK, split_first ? split : wg,
+             split_first ? wg : split};
     const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
     if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
-    } else if (TileCount(tc_m64, 1, args.w.n) <= 4 * uint64_t{Dims(tc_m64, args.w.n).grid.x}) {
+    } else if (TileCount(tc_m64, 1, args.w.n) <=
+               4 * uint64_t{Dims(tc_m64, args.w.n, args.w.k).grid.x}) {
       order.insert(order.end(), {Variant::kTcM64, Variant::kM64});
     } else {
       order.insert(order.end(), {Variant::kM64, Variant::kTcM64});

@@ -9,6 +9,11 @@
 //   GPUOPS_RETURN_IF_ERROR(fp8.Gemm(args, stream));                   // the dispatcher
 //   GPUOPS_RETURN_IF_ERROR(fp8.Run(Variant::kM16, args, stream));     // or one variant
 //
+// Workspace (optional): for M = 17..64 the dispatcher runs the stream-K kernels when args.workspace
+// holds GemmWorkspaceBytes(args) zero-filled bytes (else the split or persistent ones). Zero-fill
+// it once (e.g. gpu.Memset); every launch leaves it as it needs it. One workspace a stream: two
+// launches at once must not share it.
+//
 // Packed QKV: A and C rows need not be contiguous. With C = [m, q | k | v] (row pitch ldc), one
 // launch per projection writes its slot: args.c = the slot's first element, args.ldc = the
 // packed row pitch; the elements between slots are never touched.
@@ -16,12 +21,14 @@
 // Thread safety: as DenseGemm (Load and a loaded Fp8Gemm's const methods from several threads,
 // each on its own stream).
 //
-// CUTLASS's shape: CanImplement (shape, pitches, alignment, extents) -> WorkspaceBytes (none of
-// these kernels needs one) -> Plan (the variant and its launches, computed once) -> Run(plan).
+// CUTLASS's shape: CanImplement (shape, pitches, alignment, extents, workspace) -> WorkspaceBytes
+// (the stream-K kernels' partials and flags; 0 for the others) -> Plan (the variant and its
+// launches, computed once) -> Run(plan).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
@@ -72,6 +79,9 @@ struct GemmArgs {
   uint32_t m = 0;
   uint32_t lda = 0;  // A's row pitch in elements; 0 means K
   uint32_t ldc = 0;  // C's row pitch in elements; 0 means N
+  // Zero-filled scratch for the stream-K variants (WorkspaceBytes); they leave it zero-filled.
+  // Optional for the dispatcher (GemmWorkspaceBytes).
+  DeviceSpan workspace;
 
   uint32_t a_pitch() const { return lda == 0 ? w.k : lda; }
   uint32_t c_pitch() const { return ldc == 0 ? w.n : ldc; }
@@ -111,8 +121,15 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // in 16-byte pieces; a weight or scale tensor that does not cover N and K; misaligned or short
   // buffers.
   absl::Status CanImplement(Variant v, const GemmArgs& args) const;
-  // No FP8 kernel needs a workspace: always 0.
+  // The workspace `v` needs for `args` (16-byte aligned, zero-filled): the stream-K kernels' flags
+  // and FP32 partials, one set a block (~32 KB at M <= 64 per SM); 0 for the other variants.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
+  // The workspace the dispatcher would use for `args` (0: none): the stream-K kernel's at
+  // M = 17..64 where it ships. Given less, the dispatcher picks among the others.
+  uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
+  // How many uint32 flags open `v`'s workspace (StreamKWorkspace): zero before and after every
+  // launch (0 for a variant without a workspace).
+  uint64_t WorkspaceFlags(Variant v, const GemmArgs& args) const;
   // Plan(v, args), Plan(args) (the dispatcher's), Run(plan), Run(v, args) and Gemm(args) come
   // from PlannedGemm (family_kit.h).
 
@@ -126,8 +143,10 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
-  //   M <= 64:    on sm_90a by the waves of ceil(N / 128) tiles over the SMs: the n64_split2
-  //               kernel (wg_m32_n64_split2 at M <= 32, wg_m64_n64_split2 above) when
+  //   M <= 64:    on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
+  //               wg_m64_streamk (every SM an equal share of the k blocks of all 128-row
+  //               tiles); without it, by the waves of ceil(N / 128) tiles over the SMs: the
+  //               n64_split2 kernel (wg_m32_n64_split2 at M <= 32, wg_m64_n64_split2 above) when
   //               7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs x waves, else wg_m32 / wg_m64
   //               (on 132 SMs: the split for N <= 12032 at M <= 32, N <= 10496 above, and
   //               again within each later wave's first part); then the other; without wgmma
@@ -141,12 +160,14 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   friend class PlannedGemm<Fp8Gemm, Variant, GemmArgs>;
   // The launches of a variant CanImplement has accepted.
   absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
-  // Grid, block and shared memory of a variant's launch over n columns.
-  LaunchDims Dims(const VariantSpec& spec, uint32_t n) const;
+  // The stream-K workspace's layout for `v` (nullopt: `v` takes none).
+  std::optional<StreamKWorkspace> StreamKLayout(Variant v, const GemmArgs& args) const;
+  // Grid, block and shared memory of a variant's launch over n columns and k.
+  LaunchDims Dims(const VariantSpec& spec, uint32_t n, uint32_t k) const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;
-  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs> kernels_;
+  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs, Fp8StreamKArgs> kernels_;
 };
 
 // Host emulations of every FP8 kernel, for backends without a GPU.

@@ -6,7 +6,7 @@
 // and argument. The kernels' warps assume their block, so any other block is refused; an operand
 // or pitch the device would fault on (16-byte loads need 16-byte rows) is refused too. The
 // persistent kernels (the tc_ kernels on TMA) take the weight as a tensor map, which must
-// describe it.
+// describe it; the stream-K kernels a workspace whose flags must be zero.
 //
 // Every kernel is emulated by the strict order of the scalar kernels (StrictOrderGemm): bit-exact
 // for those, within the tensor-core bound for the others.
@@ -47,7 +47,7 @@ absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const VariantSpec& spec
              .input_label = ArgLabel(&Args::input),
              .block_scale_label = ArgLabel(&Args::block_scale),
              .output_label = ArgLabel(&Args::output)};
-  if constexpr (std::is_same_v<Args, Fp8TmaArgs>) {
+  if constexpr (std::is_same_v<Args, Fp8TmaArgs> || std::is_same_v<Args, Fp8StreamKArgs>) {
     // The weight is where its tensor map points: [n, k] bytes, rows k apart, the kernel's box
     // (one tile's rows x one 128-k block).
     GPUOPS_ASSIGN_OR_RETURN(
@@ -126,6 +126,32 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
           want, ", 1, 1): one cluster of ", spec.extra.cluster, " blocks a tile"));
     }
   }
+  if constexpr (std::is_same_v<Args, Fp8StreamKArgs>) {
+    // Stream-K: blocks share the units (tile, 128-k block) as StreamKUnits deals them, which
+    // needs 1 <= grid.x <= units; the workspace holds that grid's flags and partials, the flags
+    // zero (a flag left set would hand a stale partial to the owner of a tile).
+    const uint64_t units = TileCount(spec, 1, o.n) * (o.k / kBlock);
+    if (l.grid().x == 0 || l.grid().x > units || l.grid().y != 1 || l.grid().z != 1) {
+      return absl::InvalidArgumentError(StrCat(l.kernel(), ": grid (", l.grid().x, ", ", l.grid().y,
+                                               ", ", l.grid().z, ") is not (1..", units,
+                                               ", 1, 1): one block a share of ceil(n=", o.n, " / ",
+                                               spec.tile_n, ") tiles x k=", o.k, " / 128 units"));
+    }
+    GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.workspace, ArgLabel(&Args::workspace), 16));
+    const StreamKWorkspace layout{.grid = static_cast<uint32_t>(l.grid().x),
+                                  .consumers = spec.tile_n / 64,
+                                  .accumulators = spec.max_m / 2};
+    GPUOPS_ASSIGN_OR_RETURN(auto workspace, mem.View<uint32_t>(args.workspace, layout.bytes() / 4,
+                                                               ArgLabel(&Args::workspace)));
+    const uint64_t flags = uint64_t{layout.grid} * layout.consumers;
+    for (uint64_t i = 0; i < flags; ++i) {
+      if (workspace[i] != 0) {
+        return absl::InvalidArgumentError(
+            StrCat(l.kernel(), ": workspace flag ", i, " is ", workspace[i],
+                   ", not 0: the stream-K workspace must be zero-filled before its first use"));
+      }
+    }
+  }
   if (spec.order == GridOrder::kPersistent || spec.extra.cluster > 1) {
     // Every tile is covered: persistent blocks b walk tiles b, b + grid.x, ... (any grid of at
     // least one block), and a split grid holds one cluster a tile (checked above).
@@ -184,6 +210,11 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         break;
       case ArgShape::kTma:
         fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8TmaArgs>(v, l, mem); };
+        break;
+      case ArgShape::kStreamK:
+        fn = [v](const HostLaunch& l, HostMemory& mem) {
+          return Emulate<Fp8StreamKArgs>(v, l, mem);
+        };
         break;
     }
     registry.Register(spec.kernel, std::move(fn));

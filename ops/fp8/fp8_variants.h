@@ -10,7 +10,9 @@
 // except the kernels on TMA (tc_m8, tc_m16, tc_m2_f16, tc_m32, tc_m64 on 16-column tiles; wg_m32,
 // wg_m64 on 128-column tiles): persistent (GridOrder::kPersistent), blocks_per_sm blocks a
 // multiprocessor walking the tiles; and the split wgmma kernels (wg_m32_n64_split2,
-// wg_m64_n64_split2): a cluster of Fp8Extra::cluster blocks a 64-column tile.
+// wg_m64_n64_split2): a cluster of Fp8Extra::cluster blocks a 64-column tile; and the stream-K
+// kernels (wg_m32_streamk, wg_m64_streamk): min(SMs, tiles x K / 128) blocks sharing the tiles'
+// 128-k blocks, with a workspace (Fp8Gemm::WorkspaceBytes).
 #pragma once
 
 #include <array>
@@ -40,6 +42,8 @@ enum class Variant : uint8_t {
   kWgM64,
   kWgM32N64Split2,
   kWgM64N64Split2,
+  kWgM32StreamK,
+  kWgM64StreamK,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -47,6 +51,7 @@ enum class ArgShape : uint8_t {
   kContiguous,  // Fp8Args: rows k and n elements apart
   kStrided,     // Fp8StridedArgs: a_row_stride and c_row_stride
   kTma,         // Fp8TmaArgs: the weight as a TMA tensor map, then the strided list
+  kStreamK,     // Fp8StreamKArgs: kTma's list and the stream-K workspace
 };
 
 struct Fp8Extra {
@@ -297,6 +302,35 @@ inline constexpr VariantTable kVariants(
          .summary = "wg_m32_n64_split2 for M <= 64",
          .extra = {.blocks_per_sm = WgM64N64Split2Tile::kBlocksPerSm,
                    .cluster = WgM64N64Split2Tile::kSplits}},
+        {.variant = Variant::kWgM32StreamK,
+         .name = "wg_m32_streamk",
+         .kernel = "w8a16_gemm_wg_m32_streamk",
+         .shape = ArgShape::kStreamK,
+         .tile_m = WgM32StreamKTile::kMaxM,
+         .tile_n = WgM32StreamKTile::kN,
+         .block = {WgM32StreamKTile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM32StreamKTile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = WgM32StreamKTile::kMaxM,
+         .summary = "wg_m32's 128-row tiles stream-K: one block an SM, each an equal share of "
+                    "all tiles' 128-k blocks (no idle SMs, no part-filled last wave); a tile "
+                    "spread over several blocks is finished by the one holding its first k "
+                    "block, adding the others' FP32 partials from the workspace in k order",
+         .extra = {.blocks_per_sm = WgM32StreamKTile::kBlocksPerSm}},
+        {.variant = Variant::kWgM64StreamK,
+         .name = "wg_m64_streamk",
+         .kernel = "w8a16_gemm_wg_m64_streamk",
+         .shape = ArgShape::kStreamK,
+         .tile_m = WgM64StreamKTile::kMaxM,
+         .tile_n = WgM64StreamKTile::kN,
+         .block = {WgM64StreamKTile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM64StreamKTile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = WgM64StreamKTile::kMaxM,
+         .summary = "wg_m32_streamk for M <= 64",
+         .extra = {.blocks_per_sm = WgM64StreamKTile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

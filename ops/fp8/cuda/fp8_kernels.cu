@@ -19,8 +19,10 @@ using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8Tile;
 using gpuops::ops::fp8::WgM32N64Split2Tile;
+using gpuops::ops::fp8::WgM32StreamKTile;
 using gpuops::ops::fp8::WgM32Tile;
 using gpuops::ops::fp8::WgM64N64Split2Tile;
+using gpuops::ops::fp8::WgM64StreamKTile;
 using gpuops::ops::fp8::WgM64Tile;
 
 // Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
@@ -182,6 +184,29 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1)
                                      uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmWgmma<WgM64N64Split2Tile>(&weight_map, input, block_scale, output, m, n, k,
                                             a_row_stride, c_row_stride);
+}
+
+// wg_m32 / wg_m64's tiles shared out stream-K: grid (min(SMs, ceil(N / 128) x K / 128)), block
+// 384, dynamic shared memory WgM32StreamKTile / WgM64StreamKTile::kSharedBytes; workspace: the
+// zero-filled StreamKWorkspace of that grid (left with its flags zero).
+extern "C" __global__ void __launch_bounds__(WgM32StreamKTile::kThreads, 1)
+    w8a16_gemm_wg_m32_streamk(const __grid_constant__ CUtensorMap weight_map,
+                              const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                              bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                              uint32_t a_row_stride, uint32_t c_row_stride,
+                              uint8_t* __restrict__ workspace) {
+  fp8_device::GemmWgmma<WgM32StreamKTile>(&weight_map, input, block_scale, output, m, n, k,
+                                          a_row_stride, c_row_stride, workspace);
+}
+
+extern "C" __global__ void __launch_bounds__(WgM64StreamKTile::kThreads, 1)
+    w8a16_gemm_wg_m64_streamk(const __grid_constant__ CUtensorMap weight_map,
+                              const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                              bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                              uint32_t a_row_stride, uint32_t c_row_stride,
+                              uint8_t* __restrict__ workspace) {
+  fp8_device::GemmWgmma<WgM64StreamKTile>(&weight_map, input, block_scale, output, m, n, k,
+                                          a_row_stride, c_row_stride, workspace);
 }
 #endif
 

@@ -94,10 +94,15 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // Splits > 1: a cluster of Splits blocks a tile (grid = tiles x Splits, no persistence), block
 // rank r taking the r-th of Splits ranges of whole 128-k blocks; ranks 1.. write their FP32
 // accumulators into rank 0's shared memory (kPartialBytes) and rank 0 adds them in rank order.
+// StreamK: the grid's blocks share the tiles' 128-k blocks evenly (StreamKUnits below); a tile
+// whose k blocks span several blocks is finished by the block holding its first k block, which
+// adds the others' FP32 partials from the global workspace (StreamKWorkspace).
 // Shared memory: kStages stages, the barriers (full, empty, the partials' one), the partials.
-template <uint32_t Rows, uint32_t Stages, uint32_t Splits = 1, uint32_t Consumers = 2>
+template <uint32_t Rows, uint32_t Stages, uint32_t Splits = 1, uint32_t Consumers = 2,
+          bool StreamK = false>
 struct WgmmaRowsTile {
   static constexpr uint32_t kMaxM = Rows, kStages = Stages, kSplits = Splits;
+  static constexpr bool kStreamK = StreamK;
   static constexpr uint32_t kConsumers = Consumers;  // warpgroups of 64 weight rows
   static constexpr uint32_t kN = 64 * kConsumers, kThreads = 128 * (kConsumers + 1);
   static constexpr uint32_t kBoxK = 128;
@@ -122,6 +127,7 @@ struct WgmmaRowsTile {
   static constexpr uint32_t kConsumerRegisters = kConsumerShare < 232 ? kConsumerShare : 232;
   static_assert(Rows == 32 || Rows == 64, "wgmma n32 or n64");
   static_assert(Splits >= 1 && Splits <= 8, "a portable cluster");
+  static_assert(!StreamK || Splits == 1, "stream-K shares k without clusters");
   static_assert(kActHalfBytes % 1024 == 0 && kStageBytes % 1024 == 0, "swizzle atoms aligned");
   static_assert(Consumers == 1 || Consumers == 2, "64 or 128 weight rows a tile");
   static_assert(kBlocksPerSm * (kSharedBytes + 1024) <= 228 * 1024, "the blocks fit an SM");
@@ -140,6 +146,67 @@ using WgM64Tile = WgmmaRowsTile<64, 4>;
 // clusters of 4 slower still: bench/NOTES.md, session 9.)
 using WgM32N64Split2Tile = WgmmaRowsTile<32, 4, 2, 1>;
 using WgM64N64Split2Tile = WgmmaRowsTile<64, 4, 2, 1>;
+// w8a16_gemm_wg_m32_streamk / _m64_streamk: wg_m32 / wg_m64's 128-row tiles with every SM's block
+// taking an equal share of all tiles' k blocks, whatever the number of tiles.
+using WgM32StreamKTile = WgmmaRowsTile<32, 6, 1, 2, true>;
+using WgM64StreamKTile = WgmmaRowsTile<64, 4, 1, 2, true>;
+
+#if defined(__CUDACC__)
+#define GPUOPS_FP8_HD __host__ __device__
+#else
+#define GPUOPS_FP8_HD
+#endif
+
+// Stream-K: `units` = tiles x k blocks, unit u being k block u % kblocks of tile u / kblocks.
+// Block b of `grid` (grid <= units, so no range is empty) takes the (grid - 1 - b)-th of grid
+// near-equal ranges: a tile that continues past a block's range continues in blocks b - 1,
+// b - 2, ..., which start with it. So the block owning a tile's first k block waits only for
+// lower-numbered blocks (launched no later than itself), which write their partial of a tile
+// they did not start as their first act: no wait can deadlock, whatever runs at once.
+struct StreamKRange {
+  uint64_t begin = 0, end = 0;  // units [begin, end)
+};
+GPUOPS_FP8_HD constexpr StreamKRange StreamKUnits(uint32_t block, uint32_t grid, uint64_t units) {
+  const uint64_t r = grid - 1 - block;
+  return {r * units / grid, (r + 1) * units / grid};
+}
+// The segment of a range that starts at unit u (< end): k blocks [kb_begin, kb_end) of one tile.
+// A block runs its range as consecutive segments; only its first may start past k block 0 (its
+// FP32 partial then goes to the workspace for the tile's owner) and only its last may end before
+// the tile's last k block (the block then owns the tile: it adds the others' partials).
+struct StreamKSegment {
+  uint32_t tile = 0, kb_begin = 0, kb_end = 0;
+};
+GPUOPS_FP8_HD constexpr StreamKSegment StreamKSegmentAt(uint64_t u, uint64_t end,
+                                                        uint32_t kblocks) {
+  const uint32_t kb = static_cast<uint32_t>(u % kblocks);
+  const uint64_t left = end - u, room = kblocks - kb;
+  return {static_cast<uint32_t>(u / kblocks), kb,
+          kb + static_cast<uint32_t>(left < room ? left : room)};
+}
+// How many of a tile's k blocks from `kb` on the range of `block` holds (it starts at kb): the
+// owner walks blocks b - 1, b - 2, ... adding this until the tile's k blocks are all covered.
+GPUOPS_FP8_HD constexpr uint32_t StreamKHeld(uint32_t block, uint32_t grid, uint64_t units,
+                                             uint32_t kblocks, uint32_t kb) {
+  const StreamKRange r = StreamKUnits(block, grid, units);
+  const uint64_t held = r.end - r.begin, room = kblocks - kb;
+  return static_cast<uint32_t>(held < room ? held : room);
+}
+
+// The stream-K workspace: a uint32 flag per (block, consumer warpgroup) at the front (zero
+// between launches: the writer of a partial sets its flag, the owner that adds it clears it),
+// then each (block, consumer)'s FP32 partial, [register][thread] so a warp writes consecutive
+// words. The caller zero-fills it once; every launch leaves the flags zero again.
+struct StreamKWorkspace {
+  uint32_t grid = 0, consumers = 0, accumulators = 0;  // accumulators: FP32 a consumer thread
+  GPUOPS_FP8_HD constexpr uint64_t flag_bytes() const {
+    return (uint64_t{grid} * consumers * 4 + 255) / 256 * 256;
+  }
+  GPUOPS_FP8_HD constexpr uint64_t slot_floats() const { return uint64_t{accumulators} * 128; }
+  GPUOPS_FP8_HD constexpr uint64_t bytes() const {
+    return flag_bytes() + uint64_t{grid} * consumers * slot_floats() * 4;
+  }
+};
 
 // w8a16_gemv_tc_m2_f16: tc_m8's kernel for M <= 2 and K <= kMaxK with F16 operands: the
 // activation rows staged once per block as F16 after the rings, partials and barriers; two blocks

@@ -13,6 +13,9 @@
 // Outputs past m or n are never stored. Split tiles (Tile::kSplits > 1) run one tile a cluster,
 // each block its range of k blocks; the other ranks' FP32 outer accumulators reach rank 0
 // through distributed shared memory (cluster_kit.cuh) and rank 0 adds them in rank order.
+// Stream-K tiles (Tile::kStreamK) run each block's range of (tile, k block) units
+// (StreamKUnits): a tile's later k blocks held by other blocks reach the block holding its first
+// one as FP32 partials in the global workspace (StreamKWorkspace), added in k order.
 #pragma once
 
 #include "fp8_device.cuh"
@@ -38,6 +41,17 @@ __device__ __forceinline__ uint32_t LoadU16(const uint8_t* p) {
   return *reinterpret_cast<const uint16_t*>(p);
 }
 
+// A stream-K partial's flag: set with release once its writer's stores are visible, read with
+// acquire by its owner.
+__device__ __forceinline__ void StoreRelease(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint32_t LoadAcquire(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // Arrives on `bar` once every cp.async this thread issued before has completed (the arrival is
 // one of the barrier's expected count).
 __device__ __forceinline__ void CpAsyncArrive(uint64_t* bar) {
@@ -51,7 +65,8 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
                                           const bf16* __restrict__ input,
                                           const float* __restrict__ block_scale,
                                           bf16* __restrict__ output, uint32_t m, uint32_t n,
-                                          uint32_t k, uint32_t lda, uint32_t ldc) {
+                                          uint32_t k, uint32_t lda, uint32_t ldc,
+                                          uint8_t* __restrict__ workspace = nullptr) {
   extern __shared__ __align__(1024) uint8_t tma_smem[];  // 1024: the swizzled stages
   constexpr uint32_t kStages = Tile::kStages, kRows = Tile::kMaxM;
   constexpr uint32_t kStageBytes = Tile::kStageBytes, kWeightBytes = Tile::kWeightBytes;
@@ -68,7 +83,25 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   // Split: cluster blockIdx.x / kSplits owns one tile; rank r the r-th range of k-blocks.
   const uint32_t first_tile = blockIdx.x / kSplits;
   const uint32_t tile_stride = kSplits > 1 ? tiles : gridDim.x;
-  const uint32_t kb_begin = rank * kblocks / kSplits, kb_end = (rank + 1) * kblocks / kSplits;
+  const uint32_t rank_kb_begin = rank * kblocks / kSplits;
+  const uint32_t rank_kb_end = (rank + 1) * kblocks / kSplits;
+  // The block's (tile, first k block, end k block) segments, in order: one k range of every
+  // tile it walks, or (stream-K) its share of the units.
+  auto for_each_segment = [&](auto&& body) {
+    if constexpr (Tile::kStreamK) {
+      const uint64_t units = uint64_t{tiles} * kblocks;
+      const auto range = gpuops::ops::fp8::StreamKUnits(blockIdx.x, gridDim.x, units);
+      for (uint64_t u = range.begin; u < range.end;) {
+        const auto seg = gpuops::ops::fp8::StreamKSegmentAt(u, range.end, kblocks);
+        body(seg.tile, seg.kb_begin, seg.kb_end);
+        u += seg.kb_end - seg.kb_begin;
+      }
+    } else {
+      for (uint32_t tile = first_tile; tile < tiles; tile += tile_stride) {
+        body(tile, rank_kb_begin, rank_kb_end);
+      }
+    }
+  };
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < kStages; ++s) {
       device_kit::MbarInit(&full[s], 1 + 128);  // the TMA's expect_tx and 128 cp.async arrivals
@@ -85,7 +118,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegisters));
     uint32_t stage = 0, phase = 0;
-    for (uint32_t tile = first_tile; tile < tiles; tile += tile_stride) {
+    for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
       for (uint32_t kb = kb_begin; kb < kb_end; ++kb) {
         device_kit::MbarWait(&empty[stage], phase ^ 1);
         uint8_t* st = tma_smem + stage * kStageBytes;
@@ -110,7 +143,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
           phase ^= 1;
         }
       }
-    }
+    });
     return;
   }
 
@@ -175,7 +208,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   // nothing reads it while a group is in flight.
   uint32_t a0[8][4], a1[8][4];
   float inner[kRows / 2];
-  for (uint32_t tile = first_tile; tile < tiles; tile += tile_stride) {
+  for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
     const float* scales = block_scale + uint64_t{tile * Tile::kN / 128} * kblocks;
     float outer[kRows / 2];
 #pragma unroll
@@ -209,7 +242,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
               outer[i]);
         }
         device_kit::ArriveRemote(device_kit::RemoteAddress(partials_in, 0));
-        continue;  // one tile a cluster
+        return;  // one tile a cluster
       }
       device_kit::MbarWait<device_kit::MbarScope::kCluster>(partials_in, 0);
 #pragma unroll
@@ -217,6 +250,43 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
         for (uint32_t r = 1; r < kSplits; ++r) {
           outer[i] += partials[((r - 1) * (kRows / 2) + i) * kConsumerThreads + me];
         }
+      }
+    }
+    if constexpr (Tile::kStreamK) {
+      constexpr uint32_t kAcc = kRows / 2;
+      const gpuops::ops::fp8::StreamKWorkspace layout{gridDim.x, Tile::kConsumers, kAcc};
+      uint32_t* flags = reinterpret_cast<uint32_t*>(workspace);
+      float* slots = reinterpret_cast<float*>(workspace + layout.flag_bytes());
+      const uint32_t mine = blockIdx.x * Tile::kConsumers + consumer;
+      if (kb_begin > 0) {
+        // A later part of a tile (the block's first segment): its partial for the owner.
+        float* p = slots + mine * layout.slot_floats() + thread;
+#pragma unroll
+        for (uint32_t i = 0; i < kAcc; ++i) p[i * 128] = outer[i];
+        __threadfence();
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+        if (thread == 0) StoreRelease(&flags[mine], 1);
+        return;
+      }
+      // The owner: the tile's k blocks past kb_end lie in blocks blockIdx.x - 1, - 2, ... (each
+      // starting where the previous one ends); add their partials in k order.
+      const uint64_t units = uint64_t{tiles} * kblocks;
+      uint32_t other = blockIdx.x;
+      for (uint32_t covered = kb_end; covered < kblocks;) {
+        --other;
+        covered += gpuops::ops::fp8::StreamKHeld(other, gridDim.x, units, kblocks, covered);
+        const uint32_t slot = other * Tile::kConsumers + consumer;
+        if (thread == 0) {
+          while (LoadAcquire(&flags[slot]) == 0) __nanosleep(32);
+          flags[slot] = 0;  // for the next launch
+        }
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+        const float* p = slots + slot * layout.slot_floats() + thread;
+        float add[kAcc];
+#pragma unroll
+        for (uint32_t i = 0; i < kAcc; ++i) add[i] = __ldcg(p + i * 128);
+#pragma unroll
+        for (uint32_t i = 0; i < kAcc; ++i) outer[i] += add[i];
       }
     }
     // Accumulator (g, j): weight row wrow (+8 for registers 4j + 2, 3), activation rows
@@ -228,10 +298,11 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       for (uint32_t e = 0; e < 4; ++e) {
         const uint32_t row = 8 * j + 2 * t + (e & 1);
         const uint32_t c = col + (e >= 2 ? 8 : 0);
-        if (row < rows && c < n) output[uint64_t{row} * ldc + c] = device_kit::ToBf16(outer[4 * j + e]);
+        if (row < rows && c < n)
+          output[uint64_t{row} * ldc + c] = device_kit::ToBf16(outer[4 * j + e]);
       }
     }
-  }
+  });
 }
 
 }  // namespace fp8_device

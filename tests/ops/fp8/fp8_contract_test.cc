@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -257,6 +258,162 @@ TEST_F(Fp8ContractTest, Split2KernelsLaunchAClusterOfTwoBlocksA64RowTile) {
   EXPECT_EQ(gpu_.launch_count(), 2u);
 }
 
+TEST_F(Fp8ContractTest, StreamKKernelsShareAllTilesKBlocksOverOneBlockAnSmWithAWorkspace) {
+  auto buf = gpu_.Alloc(1 << 20);
+  ASSERT_TRUE(buf.ok());
+  const DevicePtr ws = *buf;
+  // qkv: 48 tiles x 32 k blocks = 1536 units over 132 blocks; 2 tiles x 3 = 6 units, 6 blocks.
+  GemmArgs qkv = Args(24, 6144, 4096);
+  GemmArgs small = Args(40, 200, 384, 392, 0);
+  const uint64_t qkv_bytes = gemm_->WorkspaceBytes(Variant::kWgM32StreamK, qkv);
+  const uint64_t small_bytes = gemm_->WorkspaceBytes(Variant::kWgM64StreamK, small);
+  EXPECT_EQ(qkv_bytes, 1280 + 132 * 2 * 16 * 128 * 4) << "264 flags in 1280 bytes, partials";
+  EXPECT_EQ(small_bytes, 256 + 6 * 2 * 32 * 128 * 4);
+  EXPECT_EQ(gemm_->WorkspaceFlags(Variant::kWgM32StreamK, qkv), 264u);
+  EXPECT_EQ(gemm_->WorkspaceFlags(Variant::kWgM32, qkv), 0u);
+  EXPECT_EQ(gemm_->WorkspaceBytes(Variant::kWgM64N64Split2, qkv), 0u);
+  qkv.workspace = DeviceSpan(ws, qkv_bytes);
+  small.workspace = DeviceSpan(ws, small_bytes);
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM32StreamK, qkv).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM64StreamK, small).ok());
+  EXPECT_THAT(
+      gpu_.launches(),
+      ElementsAre(
+          AllOf(KernelNamed("w8a16_gemm_wg_m32_streamk"), GridIs(132, 1, 1), BlockIs(384, 1, 1),
+                SharedMemIs(WgM32StreamKTile::kSharedBytes), ArgCountIs(10), ArgU32At(4, 24),
+                ArgU32At(5, 6144), ArgU32At(6, 4096), ArgPtrAt(9, ws)),
+          AllOf(KernelNamed("w8a16_gemm_wg_m64_streamk"), GridIs(6, 1, 1), BlockIs(384, 1, 1),
+                SharedMemIs(WgM64StreamKTile::kSharedBytes), ArgCountIs(10), ArgU32At(4, 40),
+                ArgU32At(7, 392), ArgU32At(8, 200), ArgPtrAt(9, ws))));
+  // Refused, nothing launched: no workspace, a short one, a misaligned one, m past the tile.
+  const absl::Status none = gemm_->Run(Variant::kWgM32StreamK, Args(24, 6144, 4096));
+  EXPECT_EQ(none.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(none.message()),
+              HasSubstr(StrCat("w8a16_gemm_wg_m32_streamk: workspace is null; it needs ", qkv_bytes,
+                               " zero-filled bytes")));
+  GemmArgs short_ws = qkv;
+  short_ws.workspace = DeviceSpan(ws, qkv_bytes - 4);
+  EXPECT_THAT(
+      std::string(gemm_->Run(Variant::kWgM32StreamK, short_ws).message()),
+      HasSubstr(StrCat("workspace holds ", qkv_bytes - 4,
+                       " bytes, the flags and FP32 partials of its 132 blocks need ", qkv_bytes)));
+  GemmArgs odd_ws = qkv;
+  odd_ws.workspace = DeviceSpan(ws.offset(4), qkv_bytes);
+  EXPECT_THAT(std::string(gemm_->Run(Variant::kWgM32StreamK, odd_ws).message()),
+              HasSubstr("workspace at 0x"));
+  GemmArgs m33 = qkv;
+  m33.m = 33;
+  EXPECT_THAT(std::string(gemm_->Run(Variant::kWgM32StreamK, m33).message()),
+              HasSubstr("m=33 outside 1..32"));
+  EXPECT_EQ(gpu_.launch_count(), 2u);
+}
+
+// The stream-K deal, as the kernels run it (StreamKUnits, StreamKSegmentAt, StreamKHeld): every
+// (tile, k block) unit is computed by exactly one block; every partial (a block's first segment
+// starting past k block 0) is added by exactly one owner, the block holding that tile's first k
+// block, which walks only lower-numbered blocks; and each owner's walk covers its tile's k blocks
+// exactly.
+TEST(Fp8StreamKTest, EveryUnitRunsOnceAndEveryPartialHasOneOwnerThatWaitsOnlyOnLowerBlocks) {
+  struct Case {
+    uint32_t tiles, kblocks, grid;
+  };
+  for (const Case c : {Case{48, 32, 132}, Case{32, 32, 132}, Case{32, 112, 132}, Case{2, 3, 6},
+                       Case{2, 32, 64}, Case{1, 1, 1}, Case{1187, 32, 132}, Case{5, 7, 33},
+                       Case{3, 128, 131}, Case{224, 32, 132}}) {
+    SCOPED_TRACE(StrCat(c.tiles, " tiles x ", c.kblocks, " k blocks over ", c.grid, " blocks"));
+    const uint64_t units = uint64_t{c.tiles} * c.kblocks;
+    ASSERT_LE(c.grid, units);
+    std::vector<int> runs(units, 0);
+    std::vector<int> partial_added(c.grid, 0);
+    std::vector<bool> writes_partial(c.grid, false);
+    for (uint32_t b = 0; b < c.grid; ++b) {
+      const StreamKRange range = StreamKUnits(b, c.grid, units);
+      ASSERT_LT(range.begin, range.end) << "block " << b << " has no work";
+      bool first = true;
+      for (uint64_t u = range.begin; u < range.end; first = false) {
+        const StreamKSegment seg = StreamKSegmentAt(u, range.end, c.kblocks);
+        ASSERT_LT(seg.kb_begin, seg.kb_end);
+        for (uint32_t kb = seg.kb_begin; kb < seg.kb_end; ++kb) {
+          ++runs[uint64_t{seg.tile} * c.kblocks + kb];
+        }
+        u += seg.kb_end - seg.kb_begin;
+        if (seg.kb_begin > 0) {
+          EXPECT_TRUE(first) << "block " << b << ": only a first segment starts mid-tile";
+          writes_partial[b] = true;
+          continue;
+        }
+        if (seg.kb_end < c.kblocks) {
+          EXPECT_EQ(u, range.end) << "block " << b << ": only a last segment ends mid-tile";
+          uint32_t other = b;
+          for (uint32_t covered = seg.kb_end; covered < c.kblocks;) {
+            ASSERT_GT(other, 0u) << "block " << b << " would wait on a block that is not there";
+            --other;
+            const StreamKRange next = StreamKUnits(other, c.grid, units);
+            EXPECT_EQ(next.begin, uint64_t{seg.tile} * c.kblocks + covered)
+                << "block " << other << " does not continue tile " << seg.tile;
+            covered += StreamKHeld(other, c.grid, units, c.kblocks, covered);
+            ++partial_added[other];
+          }
+        }
+      }
+    }
+    for (uint64_t u = 0; u < units; ++u) ASSERT_EQ(runs[u], 1) << "unit " << u;
+    for (uint32_t b = 0; b < c.grid; ++b) {
+      EXPECT_EQ(partial_added[b], writes_partial[b] ? 1 : 0) << "block " << b;
+    }
+  }
+}
+
+// A raw stream-K launch: the grid must not exceed the units, and the workspace's flags must be
+// zero (a flag left set would hand a stale partial to a tile's owner).
+TEST(Fp8EmulationTest, AStreamKLaunchWithTooManyBlocksOrAFlagSetIsRefused) {
+  mock::RecordingBackend gpu;
+  auto gemm = Fp8Gemm::Load(gpu);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  auto kernel = TypedKernel<Fp8StreamKArgs>::Bind(gemm->kernel(Variant::kWgM32StreamK));
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto buf = DeviceBuffer::Allocate(gpu, 1 << 18);
+  auto ws = DeviceBuffer::Allocate(gpu, 1 << 20);
+  ASSERT_TRUE(buf.ok() && ws.ok());
+  ASSERT_TRUE(gpu.Memset(ws->ptr(), 0, ws->bytes()).ok());
+  TensorMapDesc d;
+  d.data_type = TensorMapDataType::kU8;
+  d.rank = 2;
+  d.global_address = buf->ptr();
+  d.global_dims = {256, 256};
+  d.global_strides = {0, 256};
+  d.box_dims = {128, 128};
+  d.swizzle = TensorMapSwizzle::k128B;
+  auto map = gpu.EncodeTensorMap(d);
+  ASSERT_TRUE(map.ok()) << map.status();
+  auto launch = [&](uint32_t blocks) {
+    return kernel
+        ->Launch(gpu, {{blocks, 1, 1}, {384, 1, 1}, WgM32StreamKTile::kSharedBytes},
+                 {.weight_map = *map,
+                  .input = buf->ptr(),
+                  .block_scale = buf->ptr(),
+                  .output = buf->ptr(),
+                  .m = 1,
+                  .n = 256,
+                  .k = 256,
+                  .a_row_stride = 256,
+                  .c_row_stride = 256,
+                  .workspace = ws->ptr()})
+        .launch();
+  };
+  EXPECT_TRUE(launch(4).ok()) << "2 tiles x 2 k blocks: 4 units";
+  EXPECT_TRUE(launch(3).ok());
+  const absl::Status five = launch(5);
+  EXPECT_EQ(five.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(five.message()), HasSubstr("is not (1..4, 1, 1)"));
+  ASSERT_TRUE(gpu.Memset(ws->ptr().offset(4 * 5), 1, 1).ok());  // flag 5 = 1
+  const absl::Status flagged = launch(4);
+  EXPECT_EQ(flagged.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(flagged.message()),
+              HasSubstr("workspace flag 5 is 1, not 0: the stream-K workspace must be "
+                        "zero-filled"));
+}
+
 // A split kernel's grid must be one cluster a tile: a raw launch with any other grid is refused
 // by the emulation (the device would refuse a grid off the cluster, or skip tiles).
 TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
@@ -391,6 +548,28 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(48, 6144, 4104, 0), "wg_m64_n64_split2") << "pitched rows";
   EXPECT_EQ(Pick(48, 28672, 4104, 0), "wg_m64") << "pitched rows";
   EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
+  // Given the workspace it asks for, the dispatcher runs stream-K at M = 17..64 (and asks for
+  // none outside it).
+  auto buf = gpu_.Alloc(1 << 22);
+  ASSERT_TRUE(buf.ok());
+  for (auto [m, n, want] : {std::tuple{17u, 4096u, "wg_m32_streamk"},
+                            {32u, 28672u, "wg_m32_streamk"},
+                            {33u, 6144u, "wg_m64_streamk"},
+                            {64u, 151937u, "wg_m64_streamk"}}) {
+    GemmArgs args = Args(m, n, 4096);
+    const uint64_t ws = gemm_->GemmWorkspaceBytes(args);
+    ASSERT_GT(ws, 0u) << m << " x " << n;
+    args.workspace = DeviceSpan(*buf, ws);
+    auto v = gemm_->Pick(args);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(kVariants[*v].name, want) << m << " x " << n;
+    args.workspace = DeviceSpan(*buf, ws - 16);
+    v = gemm_->Pick(args);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_NE(kVariants[*v].name, want) << "a short workspace: the rule without one";
+  }
+  for (uint32_t m : {1u, 16u, 65u, 4096u})
+    EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(m, 4096, 4096)), 0u) << m;
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
   auto refused = gemm_->Pick(Args(1, 4096, 100));
   ASSERT_FALSE(refused.ok());
@@ -417,6 +596,8 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_FALSE(gemm->Ships(Variant::kWgM64));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM32N64Split2));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM64N64Split2));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM32StreamK));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM64StreamK));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());

@@ -233,6 +233,27 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   return plan;
 }
 
+bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
+  // Estimated us, in hundredths, from forced runs of both on the H200 (bench/NOTES.md session
+  // 12; 16 shapes a row class, within ~10 %): the n64 split kernel costs a + b u for u 64-row
+  // 128-k units on its busiest SM (b lower with two blocks an SM than one); stream-K a' + b' u'
+  // for the 8 KB units an SM gets, its a' higher (partials, more pieces a tile on short K) and
+  // its b' lower (two consumer warpgroups an SM). More than two split blocks an SM run in waves:
+  // stream-K.
+  sms = std::max<uint64_t>(sms, 1);
+  const bool wide = m > 32;
+  const uint64_t kblocks = k / kBlock, tiles64 = (uint64_t{n} + 63) / 64;
+  const uint64_t split_blocks = 2 * tiles64;
+  if (split_blocks > 2 * sms) return true;
+  const uint64_t per_sm = (split_blocks + sms - 1) / sms;  // 1 or 2
+  const uint64_t split_units = (kblocks / 2) * per_sm;
+  const uint64_t split_a = wide ? 1020 : 930;
+  const uint64_t split_b = per_sm == 1 ? (wide ? 52 : 41) : (wide ? 45 : 34);
+  const uint64_t sk_units = (2 * ((uint64_t{n} + 127) / 128) * kblocks + sms - 1) / sms;
+  const uint64_t sk_a = wide ? 1700 : 1450, sk_b = wide ? 37 : 32;
+  return sk_a + sk_b * sk_units <= split_a + split_b * split_units;
+}
+
 absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   absl::InlinedVector<Variant, 5> order;
   const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
@@ -271,9 +292,12 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   if (args.m > 64) {
     order = {Variant::kM64};
   } else if (args.m > 16) {
-    // Stream-K first: CanImplement refuses it without the workspace.
-    order = {wide ? Variant::kWgM64StreamK : Variant::kWgM32StreamK, split_first ? split : wg,
-             split_first ? wg : split};
+    order = {split_first ? split : wg, split_first ? wg : split};
+    // Given the workspace: stream-K first, or second after the split kernel where that is
+    // estimated faster (StreamKFirst: at most two of its blocks an SM, so split_first holds;
+    // e.g. o at N = K = 4096). Without the workspace CanImplement refuses stream-K.
+    const Variant streamk = wide ? Variant::kWgM64StreamK : Variant::kWgM32StreamK;
+    order.insert(order.begin() + (StreamKFirst(args.m, args.w.n, args.w.k, sms) ? 0 : 1), streamk);
     const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
     if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});

@@ -145,12 +145,14 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               pitched rows);
   //   M <= 64:    on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
   //               wg_m64_streamk (every SM an equal share of the k blocks of all 128-row
-  //               tiles); without it, by the waves of ceil(N / 128) tiles over the SMs: the
-  //               n64_split2 kernel (wg_m32_n64_split2 at M <= 32, wg_m64_n64_split2 above) when
-  //               7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs x waves, else wg_m32 / wg_m64
-  //               (on 132 SMs: the split for N <= 12032 at M <= 32, N <= 10496 above, and
-  //               again within each later wave's first part); then the other; without wgmma
-  //               tc_m32 (M <= 32), or tc_m64 while its blocks walk at most 4 tiles, then m64;
+  //               tiles) unless the n64 split kernel is estimated faster (StreamKFirst: one
+  //               wave of it on short K, e.g. o at N = K = 4096); without it, by the waves of
+  //               ceil(N / 128) tiles over the SMs: the n64_split2 kernel (wg_m32_n64_split2 at M
+  //               <= 32, wg_m64_n64_split2 above) when 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs
+  //               x waves, else wg_m32 / wg_m64 (on 132 SMs: the split for N <= 12032 at M <= 32, N
+  //               <= 10496 above, and again within each later wave's first part); then the other;
+  //               without wgmma tc_m32 (M <= 32), or tc_m64 while its blocks walk at most 4 tiles,
+  //               then m64;
   //   M > 64:     m64 in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
@@ -169,6 +171,10 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   LoadedModule module_;
   BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs, Fp8StreamKArgs> kernels_;
 };
+
+// The dispatcher's choice at M = 17..64 given a workspace: whether stream-K (wg_m32_streamk /
+// wg_m64_streamk) is estimated faster than the n64 split kernel on `sms` multiprocessors.
+bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms);
 
 // Host emulations of every FP8 kernel, for backends without a GPU.
 void RegisterHostKernels(HostKernelRegistry& registry);

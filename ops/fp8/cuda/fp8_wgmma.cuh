@@ -208,6 +208,14 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   // nothing reads it while a group is in flight.
   uint32_t a0[8][4], a1[8][4];
   float inner[kRows / 2];
+  // Stream-K: the flag of this block's partial, raised by thread 0 once a later k block's
+  // warpgroup barrier has ordered every thread's partial stores before it (release is cumulative),
+  // so no thread waits for its stores to drain.
+  uint32_t* pending_flag = nullptr;
+  auto raise_pending_flag = [&] {
+    if (thread == 0) StoreRelease(pending_flag, 1);
+    pending_flag = nullptr;
+  };
   for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
     const float* scales = block_scale + uint64_t{tile * Tile::kN / 128} * kblocks;
     float outer[kRows / 2];
@@ -222,6 +230,9 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       if (kb + 1 < kb_end) wait_and_convert(a_next);
       device_kit::WgmmaWait<0>();
       retire(inner, a, slot, scale, outer);
+      if constexpr (Tile::kStreamK) {
+        if (pending_flag != nullptr) raise_pending_flag();
+      }
     };
     if (kb_begin < kb_end) wait_and_convert(a0);
     uint32_t kb = kb_begin;
@@ -263,30 +274,42 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
         float* p = slots + mine * layout.slot_floats() + thread;
 #pragma unroll
         for (uint32_t i = 0; i < kAcc; ++i) p[i * 128] = outer[i];
-        __threadfence();
-        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
-        if (thread == 0) StoreRelease(&flags[mine], 1);
+        pending_flag = &flags[mine];
         return;
       }
       // The owner: the tile's k blocks past kb_end lie in blocks blockIdx.x - 1, - 2, ... (each
-      // starting where the previous one ends); add their partials in k order.
+      // starting where the previous one ends); add their partials in k order, up to four at a
+      // time with all their loads in flight.
       const uint64_t units = uint64_t{tiles} * kblocks;
       uint32_t other = blockIdx.x;
       for (uint32_t covered = kb_end; covered < kblocks;) {
-        --other;
-        covered += gpuops::ops::fp8::StreamKHeld(other, gridDim.x, units, kblocks, covered);
-        const uint32_t slot = other * Tile::kConsumers + consumer;
+        constexpr uint32_t kBatch = 4;
+        uint32_t slot[kBatch] = {}, count = 0;
+        for (; count < kBatch && covered < kblocks; ++count) {
+          --other;
+          covered += gpuops::ops::fp8::StreamKHeld(other, gridDim.x, units, kblocks, covered);
+          slot[count] = other * Tile::kConsumers + consumer;
+        }
         if (thread == 0) {
-          while (LoadAcquire(&flags[slot]) == 0) __nanosleep(32);
-          flags[slot] = 0;  // for the next launch
+          for (uint32_t q = 0; q < count; ++q) {
+            while (LoadAcquire(&flags[slot[q]]) == 0) __nanosleep(32);
+            flags[slot[q]] = 0;  // for the next launch
+          }
         }
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
-        const float* p = slots + slot * layout.slot_floats() + thread;
-        float add[kAcc];
 #pragma unroll
-        for (uint32_t i = 0; i < kAcc; ++i) add[i] = __ldcg(p + i * 128);
+        for (uint32_t i = 0; i < kAcc; ++i) {
+          float add[kBatch];
 #pragma unroll
-        for (uint32_t i = 0; i < kAcc; ++i) outer[i] += add[i];
+          for (uint32_t q = 0; q < kBatch; ++q) {
+            add[q] = q < count ? __ldcg(slots + slot[q] * layout.slot_floats() + i * 128 + thread)
+                               : 0.0f;
+          }
+#pragma unroll
+          for (uint32_t q = 0; q < kBatch; ++q) {
+            if (q < count) outer[i] += add[q];
+          }
+        }
       }
     }
     // Accumulator (g, j): weight row wrow (+8 for registers 4j + 2, 3), activation rows
@@ -303,6 +326,12 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       }
     }
   });
+  if constexpr (Tile::kStreamK) {
+    if (pending_flag != nullptr) {  // the partial was the block's last segment
+      asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+      raise_pending_flag();
+    }
+  }
 }
 
 }  // namespace fp8_device

@@ -31,6 +31,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace ::gpuops::mock;  // NOLINT: matchers
 
 // A loaded family on a mock that records without executing, with stand-in operands.
@@ -548,25 +549,34 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(48, 6144, 4104, 0), "wg_m64_n64_split2") << "pitched rows";
   EXPECT_EQ(Pick(48, 28672, 4104, 0), "wg_m64") << "pitched rows";
   EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
-  // Given the workspace it asks for, the dispatcher runs stream-K at M = 17..64 (and asks for
-  // none outside it).
+  // Given the workspace it asks for, the dispatcher runs stream-K at M = 17..64 unless the split
+  // kernel is estimated faster (StreamKFirst); it asks for none outside 17..64.
   auto buf = gpu_.Alloc(1 << 22);
   ASSERT_TRUE(buf.ok());
-  for (auto [m, n, want] : {std::tuple{17u, 4096u, "wg_m32_streamk"},
-                            {32u, 28672u, "wg_m32_streamk"},
-                            {33u, 6144u, "wg_m64_streamk"},
-                            {64u, 151937u, "wg_m64_streamk"}}) {
-    GemmArgs args = Args(m, n, 4096);
+  for (auto [m, n, k, want] : {std::tuple{17u, 4096u, 4096u, "wg_m32_n64_split2"},
+                               {24u, 4096u, 14336u, "wg_m32_streamk"},
+                               {32u, 6144u, 4096u, "wg_m32_n64_split2"},
+                               {24u, 5120u, 5120u, "wg_m32_streamk"},
+                               {32u, 28672u, 4096u, "wg_m32_streamk"},
+                               {20u, 9216u, 3072u, "wg_m32_streamk"},
+                               {33u, 4096u, 4096u, "wg_m64_n64_split2"},
+                               {48u, 2048u, 2048u, "wg_m64_n64_split2"},
+                               {48u, 4096u, 14336u, "wg_m64_streamk"},
+                               {40u, 3584u, 18944u, "wg_m64_streamk"},
+                               {48u, 10240u, 8192u, "wg_m64_streamk"},
+                               {64u, 151937u, 4096u, "wg_m64_streamk"}}) {
+    GemmArgs args = Args(m, n, k);
     const uint64_t ws = gemm_->GemmWorkspaceBytes(args);
-    ASSERT_GT(ws, 0u) << m << " x " << n;
+    ASSERT_GT(ws, 0u) << m << " x " << n << " x " << k;
     args.workspace = DeviceSpan(*buf, ws);
     auto v = gemm_->Pick(args);
     ASSERT_TRUE(v.ok()) << v.status();
-    EXPECT_EQ(kVariants[*v].name, want) << m << " x " << n;
+    EXPECT_EQ(std::string(kVariants[*v].name), want) << m << " x " << n << " x " << k;
     args.workspace = DeviceSpan(*buf, ws - 16);
     v = gemm_->Pick(args);
     ASSERT_TRUE(v.ok()) << v.status();
-    EXPECT_NE(kVariants[*v].name, want) << "a short workspace: the rule without one";
+    EXPECT_THAT(std::string(kVariants[*v].name), Not(HasSubstr("streamk")))
+        << "a short workspace: the rule without one";
   }
   for (uint32_t m : {1u, 16u, 65u, 4096u})
     EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(m, 4096, 4096)), 0u) << m;

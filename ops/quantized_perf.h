@@ -18,6 +18,9 @@
 //     static double Bytes(const PerfProblem& p);  // the fewest bytes the op moves
 //     static std::string_view Name(Variant v);
 //   };
+// Optional: `static GemmArgs ShapeArgs(const PerfProblem& p)`, the problem over stand-in spans
+// (the caller vouches for them), lets a forced variant refuse the shape before its weight is
+// quantized and uploaded, which for a large weight takes seconds.
 // Where the family's GemmArgs has a `workspace`, the subject gives it the zero-filled workspace
 // its variant needs (Gemm::WorkspaceBytes), or for the dispatcher Gemm::GemmWorkspaceBytes(args):
 // a caller that offers the dispatcher its workspace.
@@ -50,6 +53,9 @@ class QuantizedPerfSubject final : public PerfSubject {
     GPUOPS_RETURN_IF_ERROR(Traits::CheckProblem(p));
     auto s = std::unique_ptr<QuantizedPerfSubject>(new QuantizedPerfSubject(p));
     GPUOPS_ASSIGN_OR_RETURN(auto gemm, Traits::Gemm::Load(gpu));
+    if constexpr (requires { Traits::ShapeArgs(p); }) {
+      if (forced) GPUOPS_RETURN_IF_ERROR(gemm.CanImplement(*forced, Traits::ShapeArgs(p)));
+    }
     GPUOPS_ASSIGN_OR_RETURN(s->weight_, Shared(p.n, p.k));
     std::vector<uint16_t> host_a(uint64_t{p.m} * p.k);
     verify::FillRandomBf16(absl::MakeSpan(host_a), 1 + p.m);

@@ -42,6 +42,14 @@ struct PerfTraits {
   static GemmArgs Args(DeviceSpan a, const UploadedWeight& w, DeviceSpan c, uint32_t m) {
     return {.a = a, .w = w.view(), .c = c, .m = m};
   }
+  static GemmArgs ShapeArgs(const PerfProblem& p) {
+    const DeviceSpan stand_in = DeviceSpan::Unchecked(DevicePtr(uint64_t{1} << 40));
+    return {.a = stand_in,
+            .w = {.weight = stand_in, .block_scale = stand_in, .n = p.n, .k = p.k},
+            .c = stand_in,
+            .m = p.m,
+            .workspace = stand_in};
+  }
   static double Bytes(const PerfProblem& p) {
     const double m = p.m, n = p.n, k = p.k;
     return 2.0 * m * k + n * k + 4.0 * ScaleRows(p.n) * (p.k / kBlock) + 2.0 * m * n;

@@ -101,6 +101,28 @@ TEST_P(FamilyTest, PerfSubjectsPlanAndRunOnTheMock) {
       << "the subject's run wrote its output";
 }
 
+// A forced variant that cannot take the shape says so before the weight is made: here one of
+// 2^40 elements (a terabyte to quantize) for a kernel of at most 32 rows asked for 48.
+TEST(FamilyPerfTest, AForcedVariantRefusesItsShapeBeforeTheWeightIsMade) {
+  mock::RecordingBackend gpu;
+  const Family* fp8 = FindFamily("fp8");
+  ASSERT_NE(fp8, nullptr);
+  const PerfProblem huge{.name = "huge", .m = 48, .n = 1u << 20, .k = 1u << 20};
+  auto subject = fp8->PreparePerf(gpu, huge, "wg_m32_streamk");
+  ASSERT_FALSE(subject.ok());
+  EXPECT_EQ(subject.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(subject.status().message()), ::testing::HasSubstr("m=48 outside 1..32"));
+  EXPECT_EQ(gpu.live_allocations(), 0u);
+  // A stream-K variant gets its zero-filled workspace (the emulation refuses a flag set), and the
+  // subject's plans run one after another on it.
+  const PerfProblem small{.name = "small", .m = 17, .n = 256, .k = 512};
+  auto streamk = fp8->PreparePerf(gpu, small, "wg_m32_streamk");
+  ASSERT_TRUE(streamk.ok()) << streamk.status();
+  EXPECT_EQ((*streamk)->variant(), "wg_m32_streamk");
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*streamk)->Run(i).ok()) << i;
+  ASSERT_TRUE(gpu.Synchronize().ok());
+}
+
 // The families with golden traces.
 class GoldenTraceTest : public FamilyTest {};
 

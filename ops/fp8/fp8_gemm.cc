@@ -234,11 +234,11 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
 }
 
 bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
-  // Estimated us, in hundredths, from forced runs of both on the H200 (bench/NOTES.md session
-  // 12; 16 shapes a row class, within ~10 %): the n64 split kernel costs a + b u for u 64-row
-  // 128-k units on its busiest SM (b lower with two blocks an SM than one); stream-K a' + b' u'
-  // for the 8 KB units an SM gets, its a' higher (partials, more pieces a tile on short K) and
-  // its b' lower (two consumer warpgroups an SM). More than two split blocks an SM run in waves:
+  // Estimated ns, least-squares fits to forced runs of both on the H200 (bench/NOTES.md session
+  // 12, 12 and 16 shapes; within ~10 %): the n64 split kernel costs a + b u for u 64-row 128-k
+  // units on its busiest SM (b lower with two blocks an SM than one); stream-K a' + b' u' for the
+  // 8 KB units an SM gets, its a' higher (partials, more pieces a tile on short K) and its b'
+  // lower (two consumer warpgroups an SM). More than two split blocks an SM run in waves:
   // stream-K.
   sms = std::max<uint64_t>(sms, 1);
   const bool wide = m > 32;
@@ -247,10 +247,10 @@ bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
   if (split_blocks > 2 * sms) return true;
   const uint64_t per_sm = (split_blocks + sms - 1) / sms;  // 1 or 2
   const uint64_t split_units = (kblocks / 2) * per_sm;
-  const uint64_t split_a = wide ? 1020 : 930;
-  const uint64_t split_b = per_sm == 1 ? (wide ? 52 : 41) : (wide ? 45 : 34);
+  const uint64_t split_a = wide ? 10190 : 9080;
+  const uint64_t split_b = per_sm == 1 ? (wide ? 514 : 407) : (wide ? 443 : 369);
   const uint64_t sk_units = (2 * ((uint64_t{n} + 127) / 128) * kblocks + sms - 1) / sms;
-  const uint64_t sk_a = wide ? 1700 : 1450, sk_b = wide ? 37 : 32;
+  const uint64_t sk_a = wide ? 16100 : 13400, sk_b = wide ? 375 : 322;
   return sk_a + sk_b * sk_units <= split_a + split_b * split_units;
 }
 

@@ -564,7 +564,9 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
                                {48u, 4096u, 14336u, "wg_m64_streamk"},
                                {40u, 3584u, 18944u, "wg_m64_streamk"},
                                {48u, 10240u, 8192u, "wg_m64_streamk"},
-                               {64u, 151937u, 4096u, "wg_m64_streamk"}}) {
+                               {64u, 151937u, 4096u, "wg_m64_streamk"},
+                               {40u, 4608u, 3584u, "wg_m64_streamk"},
+                               {20u, 4608u, 3584u, "wg_m32_streamk"}}) {
     GemmArgs args = Args(m, n, k);
     const uint64_t ws = gemm_->GemmWorkspaceBytes(args);
     ASSERT_GT(ws, 0u) << m << " x " << n << " x " << k;

@@ -46,9 +46,7 @@ bool Fp8Gemm::Ships(Variant v) const { return kernels_.Ships(v); }
 std::optional<StreamKWorkspace> Fp8Gemm::StreamKLayout(Variant v, const GemmArgs& args) const {
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || spec->shape != ArgShape::kStreamK) return std::nullopt;
-  return StreamKWorkspace{.grid = Dims(*spec, args.w.n, args.w.k).grid.x,
-                          .consumers = spec->tile_n / 64,  // warpgroups of 64 weight rows
-                          .accumulators = spec->max_m / 2};
+  return StreamKLayoutOf(*spec, Dims(*spec, args.w.n, args.w.k).grid.x);
 }
 
 uint64_t Fp8Gemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
@@ -131,19 +129,20 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(
       RequireExtent(spec.kernel, "c", args.c, need.c,
                     StrCat("m=", m, " rows of n=", n, " BF16, ", ldc, " apart")));
+  const Dim3 grid = Dims(spec, n, k).grid;
   if (spec.shape == ArgShape::kStreamK) {
-    const uint64_t ws = WorkspaceBytes(v, args);
+    const uint64_t ws = StreamKLayoutOf(spec, grid.x).bytes();
     if (args.workspace.is_null()) {
       return ArgumentError(spec.kernel, StrCat("workspace is null; it needs ", ws,
                                                " zero-filled bytes (WorkspaceBytes)"));
     }
     GPUOPS_RETURN_IF_ERROR(
         RequireAligned(spec.kernel, "workspace", args.workspace.ptr(), 16, "16-byte stores"));
-    GPUOPS_RETURN_IF_ERROR(RequireExtent(
-        spec.kernel, "workspace", args.workspace, ws,
-        StrCat("the flags and FP32 partials of its ", Dims(spec, n, k).grid.x, " blocks")));
+    GPUOPS_RETURN_IF_ERROR(
+        RequireExtent(spec.kernel, "workspace", args.workspace, ws,
+                      StrCat("the flags and FP32 partials of its ", grid.x, " blocks")));
   }
-  return RequireGridFits(spec.kernel, Dims(spec, n, k).grid, device, StrCat("n=", n));
+  return RequireGridFits(spec.kernel, grid, device, StrCat("n=", n));
 }
 
 LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n, uint32_t k) const {
@@ -192,29 +191,26 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
                               .k = args.w.k,
                               .a_row_stride = lda,
                               .c_row_stride = ldc};
+    // The TMA lists: the strided list with the weight as its tensor map (and, for stream-K, the
+    // workspace).
+    auto tma_list = [&](auto tma) {
+      tma.weight_map = *weight_map;
+      tma.input = list.input;
+      tma.block_scale = list.block_scale;
+      tma.output = list.output;
+      tma.m = list.m;
+      tma.n = list.n;
+      tma.k = list.k;
+      tma.a_row_stride = lda;
+      tma.c_row_stride = ldc;
+      return tma;
+    };
     if (const auto* streamk = kernels_.Get<Fp8StreamKArgs>(v); streamk != nullptr && weight_map) {
-      plan.launches.push_back(streamk->Launch(*gpu_, dims,
-                                              {.weight_map = *weight_map,
-                                               .input = list.input,
-                                               .block_scale = list.block_scale,
-                                               .output = list.output,
-                                               .m = list.m,
-                                               .n = list.n,
-                                               .k = list.k,
-                                               .a_row_stride = lda,
-                                               .c_row_stride = ldc,
-                                               .workspace = args.workspace.ptr()}));
+      Fp8StreamKArgs a = tma_list(Fp8StreamKArgs{});
+      a.workspace = args.workspace.ptr();
+      plan.launches.push_back(streamk->Launch(*gpu_, dims, a));
     } else if (const auto* tma = kernels_.Get<Fp8TmaArgs>(v); tma != nullptr && weight_map) {
-      plan.launches.push_back(tma->Launch(*gpu_, dims,
-                                          {.weight_map = *weight_map,
-                                           .input = list.input,
-                                           .block_scale = list.block_scale,
-                                           .output = list.output,
-                                           .m = list.m,
-                                           .n = list.n,
-                                           .k = list.k,
-                                           .a_row_stride = lda,
-                                           .c_row_stride = ldc}));
+      plan.launches.push_back(tma->Launch(*gpu_, dims, tma_list(Fp8TmaArgs{})));
     } else if (const auto* kernel = kernels_.Get<Fp8StridedArgs>(v)) {
       plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
     } else if (const auto* contiguous = kernels_.Get<Fp8Args>(v)) {

@@ -138,9 +138,7 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
                                                spec.tile_n, ") tiles x k=", o.k, " / 128 units"));
     }
     GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.workspace, ArgLabel(&Args::workspace), 16));
-    const StreamKWorkspace layout{.grid = static_cast<uint32_t>(l.grid().x),
-                                  .consumers = spec.tile_n / 64,
-                                  .accumulators = spec.max_m / 2};
+    const StreamKWorkspace layout = StreamKLayoutOf(spec, static_cast<uint32_t>(l.grid().x));
     GPUOPS_ASSIGN_OR_RETURN(auto workspace, mem.View<uint32_t>(args.workspace, layout.bytes() / 4,
                                                                ArgLabel(&Args::workspace)));
     const uint64_t flags = uint64_t{layout.grid} * layout.consumers;

@@ -334,4 +334,11 @@ inline constexpr VariantTable kVariants(
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 
+// The workspace of a stream-K variant's launch over `grid` blocks: its consumer warpgroups (64
+// weight rows each) and their FP32 accumulators (half the rows). The launcher and the emulation
+// both size it here.
+constexpr StreamKWorkspace StreamKLayoutOf(const VariantSpec& spec, uint32_t grid) {
+  return {.grid = grid, .consumers = spec.tile_n / 64, .accumulators = spec.max_m / 2};
+}
+
 }  // namespace gpuops::ops::fp8

@@ -113,8 +113,8 @@ TEST(FamilyPerfTest, AForcedVariantRefusesItsShapeBeforeTheWeightIsMade) {
   EXPECT_EQ(subject.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(subject.status().message()), ::testing::HasSubstr("m=48 outside 1..32"));
   EXPECT_EQ(gpu.live_allocations(), 0u);
-  // A stream-K variant gets its zero-filled workspace (the emulation refuses a flag set), and the
-  // subject's plans run one after another on it.
+  // A stream-K variant gets the workspace it needs (without one its plans are refused), and the
+  // subject's plans run one after another on it (the emulation refuses a flag left set).
   const PerfProblem small{.name = "small", .m = 17, .n = 256, .k = 512};
   auto streamk = fp8->PreparePerf(gpu, small, "wg_m32_streamk");
   ASSERT_TRUE(streamk.ok()) << streamk.status();

@@ -34,6 +34,21 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace ::gpuops::mock;  // NOLINT: matchers
 
+// The tensor map of an [n, k] E4M3 weight at `weight` with a box of 128 k x box_rows rows, as the
+// TMA kernels take it.
+absl::StatusOr<TensorMapBytes> WeightMap(GpuBackend& gpu, DevicePtr weight, uint32_t n, uint32_t k,
+                                         uint32_t box_rows) {
+  TensorMapDesc d;
+  d.data_type = TensorMapDataType::kU8;
+  d.rank = 2;
+  d.global_address = weight;
+  d.global_dims = {k, n};
+  d.global_strides = {0, k};
+  d.box_dims = {128, box_rows};
+  d.swizzle = TensorMapSwizzle::k128B;
+  return gpu.EncodeTensorMap(d);
+}
+
 // A loaded family on a mock that records without executing, with stand-in operands.
 class Fp8ContractTest : public ::testing::Test {
  protected:
@@ -377,15 +392,7 @@ TEST(Fp8EmulationTest, AStreamKLaunchWithTooManyBlocksOrAFlagSetIsRefused) {
   auto ws = DeviceBuffer::Allocate(gpu, 1 << 20);
   ASSERT_TRUE(buf.ok() && ws.ok());
   ASSERT_TRUE(gpu.Memset(ws->ptr(), 0, ws->bytes()).ok());
-  TensorMapDesc d;
-  d.data_type = TensorMapDataType::kU8;
-  d.rank = 2;
-  d.global_address = buf->ptr();
-  d.global_dims = {256, 256};
-  d.global_strides = {0, 256};
-  d.box_dims = {128, 128};
-  d.swizzle = TensorMapSwizzle::k128B;
-  auto map = gpu.EncodeTensorMap(d);
+  auto map = WeightMap(gpu, buf->ptr(), 256, 256, 128);
   ASSERT_TRUE(map.ok()) << map.status();
   auto launch = [&](uint32_t blocks) {
     return kernel
@@ -425,15 +432,7 @@ TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   auto buf = DeviceBuffer::Allocate(gpu, 1 << 18);
   ASSERT_TRUE(buf.ok());
-  TensorMapDesc d;
-  d.data_type = TensorMapDataType::kU8;
-  d.rank = 2;
-  d.global_address = buf->ptr();
-  d.global_dims = {128, 256};
-  d.global_strides = {0, 128};
-  d.box_dims = {128, 64};
-  d.swizzle = TensorMapSwizzle::k128B;
-  auto map = gpu.EncodeTensorMap(d);
+  auto map = WeightMap(gpu, buf->ptr(), 256, 128, 64);
   ASSERT_TRUE(map.ok()) << map.status();
   auto launch = [&](uint32_t blocks) {
     return kernel
@@ -469,17 +468,7 @@ TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   auto buf = DeviceBuffer::Allocate(gpu, 1 << 16);
   ASSERT_TRUE(buf.ok());
-  auto map_of = [&](uint32_t box_rows) {
-    TensorMapDesc d;
-    d.data_type = TensorMapDataType::kU8;
-    d.rank = 2;
-    d.global_address = buf->ptr();
-    d.global_dims = {128, 64};
-    d.global_strides = {0, 128};
-    d.box_dims = {128, box_rows};
-    d.swizzle = TensorMapSwizzle::k128B;
-    return gpu.EncodeTensorMap(d);
-  };
+  auto map_of = [&](uint32_t box_rows) { return WeightMap(gpu, buf->ptr(), 64, 128, box_rows); };
   auto launch = [&](const TensorMapBytes& map, uint32_t shared) {
     return kernel
         ->Launch(gpu, {{4, 1, 1}, {TcM8Tile::kThreads, 1, 1}, shared},

@@ -24,16 +24,27 @@ GPUOPS_KERNEL_ARGS(Fp8StridedArgs, (DevicePtr, input), (DevicePtr, weight),
                    (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride));
 
 // The weight as a TMA tensor map ([N, K] E4M3, box 16 rows x 128 k, 128-byte swizzle) in place
-// of its pointer, then the strided list: w8a16_gemv_tc_m8 and _m16.
+// of its pointer, then the strided list: the tc_ kernels.
 GPUOPS_KERNEL_ARGS(Fp8TmaArgs, (TensorMapBytes, weight_map), (DevicePtr, input),
                    (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m), (uint32_t, n),
                    (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride));
 
-// Fp8TmaArgs and the stream-K workspace (cuda/fp8_tiles.h's StreamKWorkspace for the launch's
+// The warpgroup kernels' list: Fp8TmaArgs (weight_map's box one tile's rows x 128 k) with the
+// activations a second time as a TMA tensor map, input_map: the launch's [m, k] BF16 rows at
+// a_row_stride (box 64 k x the kernel's M tile, 128-byte swizzle; rows past m read as zero). The
+// kernel stages A through input_map or from input by cp.async, by m (WgmmaRowsTile::
+// kTmaActivationsAbove); both must describe the same rows. w8a16_gemm_wg_m32, _m64 and their
+// n64_split2 forms.
+GPUOPS_KERNEL_ARGS(Fp8WgmmaArgs, (TensorMapBytes, weight_map), (TensorMapBytes, input_map),
+                   (DevicePtr, input), (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, k), (uint32_t, a_row_stride),
+                   (uint32_t, c_row_stride));
+
+// Fp8WgmmaArgs and the stream-K workspace (cuda/fp8_tiles.h's StreamKWorkspace for the launch's
 // grid, zero-filled; left with its flags zero): w8a16_gemm_wg_m32_streamk and _m64_streamk.
-GPUOPS_KERNEL_ARGS(Fp8StreamKArgs, (TensorMapBytes, weight_map), (DevicePtr, input),
-                   (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m), (uint32_t, n),
-                   (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride),
+GPUOPS_KERNEL_ARGS(Fp8StreamKArgs, (TensorMapBytes, weight_map), (TensorMapBytes, input_map),
+                   (DevicePtr, input), (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, k), (uint32_t, a_row_stride), (uint32_t, c_row_stride),
                    (DevicePtr, workspace));
 
 }  // namespace gpuops::ops::fp8

@@ -255,7 +255,10 @@ std::vector<CheckShape> CheckShapes(ShapeSet set, Variant v) {
                                         : std::vector<uint32_t>{32, 200};
   const std::vector<uint32_t> ks = full ? std::vector<uint32_t>{128, 384, 4096}
                                         : std::vector<uint32_t>{128, 384};
-  const bool strided = spec.shape == ArgShape::kStrided;
+  // Row pitches past k and n where the kernel takes them (the wgmma kernels' activation tensor
+  // map included).
+  const bool strided = spec.shape == ArgShape::kStrided || spec.shape == ArgShape::kWgmma ||
+                       spec.shape == ArgShape::kStreamK;
   std::vector<CheckShape> out;
   for (uint32_t k : ks) {
     for (uint32_t n : ns) {

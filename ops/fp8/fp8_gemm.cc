@@ -105,12 +105,12 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   if (spec.extra.stages_a) {
     GPUOPS_RETURN_IF_ERROR(RequireMultiple(spec.kernel, "a_row_stride", lda, 8,
-                                           "rows stay 16-byte aligned: cp.async stages A in "
-                                           "16-byte chunks"));
+                                           "rows stay 16-byte aligned: cp.async (or TMA) stages "
+                                           "A in 16-byte chunks"));
   }
-  GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "a", args.a.ptr(),
-                                        spec.extra.stages_a ? 16 : 2,
-                                        spec.extra.stages_a ? "16-byte cp.async" : "BF16 loads"));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireAligned(spec.kernel, "a", args.a.ptr(), spec.extra.stages_a ? 16 : 2,
+                     spec.extra.stages_a ? "16-byte cp.async or TMA" : "BF16 loads"));
   GPUOPS_RETURN_IF_ERROR(
       RequireAligned(spec.kernel, "w.weight", args.w.weight.ptr(), 16, "16-byte loads"));
   GPUOPS_RETURN_IF_ERROR(
@@ -168,7 +168,8 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   const LaunchDims dims = Dims(spec, args.w.n, args.w.k);
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
   std::optional<TensorMapBytes> weight_map;
-  if (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kStreamK) {
+  if (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kWgmma ||
+      spec.shape == ArgShape::kStreamK) {
     // [N, K] bytes as TMA sees them: dims (K, N), box (128 k, one tile's rows), 128-byte swizzle.
     TensorMapDesc d;
     d.data_type = TensorMapDataType::kU8;
@@ -191,9 +192,23 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
                               .k = args.w.k,
                               .a_row_stride = lda,
                               .c_row_stride = ldc};
-    // The TMA lists: the strided list with the weight as its tensor map (and, for stream-K, the
-    // workspace).
-    auto tma_list = [&](auto tma) {
+    // The TMA lists: the strided list with the weight as its tensor map; the wgmma kernels' the
+    // activations' too (and, for stream-K, the workspace).
+    auto tma_list = [&](auto tma) -> absl::StatusOr<decltype(tma)> {
+      if constexpr (requires { tma.input_map; }) {
+        // This launch's [m, k] BF16 rows lda apart as TMA sees them: dims (k, m), box (64 k:
+        // one 128-byte swizzle span, the kernel's M tile), 128-byte swizzle; rows past m read
+        // as zero.
+        TensorMapDesc d;
+        d.data_type = TensorMapDataType::kBF16;
+        d.rank = 2;
+        d.global_address = list.input;
+        d.global_dims = {args.w.k, list.m};
+        d.global_strides = {0, uint64_t{lda} * 2};
+        d.box_dims = {64, spec.tile_m};
+        d.swizzle = TensorMapSwizzle::k128B;
+        GPUOPS_ASSIGN_OR_RETURN(tma.input_map, gpu_->EncodeTensorMap(d));
+      }
       tma.weight_map = *weight_map;
       tma.input = list.input;
       tma.block_scale = list.block_scale;
@@ -206,11 +221,15 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
       return tma;
     };
     if (const auto* streamk = kernels_.Get<Fp8StreamKArgs>(v); streamk != nullptr && weight_map) {
-      Fp8StreamKArgs a = tma_list(Fp8StreamKArgs{});
+      GPUOPS_ASSIGN_OR_RETURN(Fp8StreamKArgs a, tma_list(Fp8StreamKArgs{}));
       a.workspace = args.workspace.ptr();
       plan.launches.push_back(streamk->Launch(*gpu_, dims, a));
+    } else if (const auto* wgmma = kernels_.Get<Fp8WgmmaArgs>(v); wgmma != nullptr && weight_map) {
+      GPUOPS_ASSIGN_OR_RETURN(const Fp8WgmmaArgs a, tma_list(Fp8WgmmaArgs{}));
+      plan.launches.push_back(wgmma->Launch(*gpu_, dims, a));
     } else if (const auto* tma = kernels_.Get<Fp8TmaArgs>(v); tma != nullptr && weight_map) {
-      plan.launches.push_back(tma->Launch(*gpu_, dims, tma_list(Fp8TmaArgs{})));
+      GPUOPS_ASSIGN_OR_RETURN(const Fp8TmaArgs a, tma_list(Fp8TmaArgs{}));
+      plan.launches.push_back(tma->Launch(*gpu_, dims, a));
     } else if (const auto* kernel = kernels_.Get<Fp8StridedArgs>(v)) {
       plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
     } else if (const auto* contiguous = kernels_.Get<Fp8Args>(v)) {

@@ -169,7 +169,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;
-  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs, Fp8StreamKArgs> kernels_;
+  BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs, Fp8WgmmaArgs, Fp8StreamKArgs>
+      kernels_;
 };
 
 // The dispatcher's choice at M = 17..64 given a workspace: whether stream-K (wg_m32_streamk /

@@ -6,7 +6,9 @@
 // and argument. The kernels' warps assume their block, so any other block is refused; an operand
 // or pitch the device would fault on (16-byte loads need 16-byte rows) is refused too. The
 // persistent kernels (the tc_ kernels on TMA) take the weight as a tensor map, which must
-// describe it; the stream-K kernels a workspace whose flags must be zero.
+// describe it; the wgmma kernels the activations as a tensor map too, which must describe the
+// same rows as their input pointer and pitch; the stream-K kernels a workspace whose flags must
+// be zero.
 //
 // Every kernel is emulated by the strict order of the scalar kernels (StrictOrderGemm): bit-exact
 // for those, within the tensor-core bound for the others.
@@ -47,7 +49,7 @@ absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const VariantSpec& spec
              .input_label = ArgLabel(&Args::input),
              .block_scale_label = ArgLabel(&Args::block_scale),
              .output_label = ArgLabel(&Args::output)};
-  if constexpr (std::is_same_v<Args, Fp8TmaArgs> || std::is_same_v<Args, Fp8StreamKArgs>) {
+  if constexpr (requires { args.weight_map; }) {
     // The weight is where its tensor map points: [n, k] bytes, rows k apart, the kernel's box
     // (one tile's rows x one 128-k block).
     GPUOPS_ASSIGN_OR_RETURN(
@@ -68,6 +70,21 @@ absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const VariantSpec& spec
   if constexpr (!std::is_same_v<Args, Fp8Args>) {
     o.lda = args.a_row_stride;
     o.ldc = args.c_row_stride;
+  }
+  if constexpr (requires { args.input_map; }) {
+    // The kernel stages A through input_map or from input (by m), so both must name the same
+    // rows: m x k BF16 at input, a_row_stride apart, the kernel's box (its M tile x 64 k).
+    GPUOPS_ASSIGN_OR_RETURN(
+        const TensorMapDesc d,
+        CheckTensorMap(l, args.input_map, ArgLabel(&Args::input_map), TensorMapDataType::kBF16,
+                       args.m, args.k, spec.tile_m, 64));
+    if (d.global_address != args.input || d.global_strides[1] != uint64_t{args.a_row_stride} * 2) {
+      return absl::InvalidArgumentError(
+          StrCat(l.kernel(), ": input_map points at 0x", Hex(d.global_address.address()),
+                 " with rows ", d.global_strides[1], " bytes apart; input and a_row_stride say 0x",
+                 Hex(args.input.address()), " and ", uint64_t{args.a_row_stride} * 2,
+                 " bytes: both must describe the same activation rows"));
+    }
   }
   return o;
 }
@@ -208,6 +225,9 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         break;
       case ArgShape::kTma:
         fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8TmaArgs>(v, l, mem); };
+        break;
+      case ArgShape::kWgmma:
+        fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8WgmmaArgs>(v, l, mem); };
         break;
       case ArgShape::kStreamK:
         fn = [v](const HostLaunch& l, HostMemory& mem) {

@@ -51,11 +51,13 @@ enum class ArgShape : uint8_t {
   kContiguous,  // Fp8Args: rows k and n elements apart
   kStrided,     // Fp8StridedArgs: a_row_stride and c_row_stride
   kTma,         // Fp8TmaArgs: the weight as a TMA tensor map, then the strided list
-  kStreamK,     // Fp8StreamKArgs: kTma's list and the stream-K workspace
+  kWgmma,       // Fp8WgmmaArgs: kTma's list with the activations' tensor map too
+  kStreamK,     // Fp8StreamKArgs: kWgmma's list and the stream-K workspace
 };
 
 struct Fp8Extra {
-  // The kernel stages A in 16-byte cp.async pieces: A 16-byte aligned, a_row_stride % 8 == 0.
+  // The kernel stages A in 16-byte pieces (cp.async, or the wgmma kernels' TMA boxes): A 16-byte
+  // aligned, a_row_stride % 8 == 0.
   bool stages_a = true;
   // The op runs the kernel once per max_m-row slab of A and C, so any M is served.
   bool row_slabs = false;
@@ -248,7 +250,7 @@ inline constexpr VariantTable kVariants(
         {.variant = Variant::kWgM32,
          .name = "wg_m32",
          .kernel = "w8a16_gemm_wg_m32",
-         .shape = ArgShape::kTma,
+         .shape = ArgShape::kWgmma,
          .tile_m = WgM32Tile::kMaxM,
          .tile_n = WgM32Tile::kN,
          .block = {WgM32Tile::kThreads, 1, 1},
@@ -263,7 +265,7 @@ inline constexpr VariantTable kVariants(
         {.variant = Variant::kWgM64,
          .name = "wg_m64",
          .kernel = "w8a16_gemm_wg_m64",
-         .shape = ArgShape::kTma,
+         .shape = ArgShape::kWgmma,
          .tile_m = WgM64Tile::kMaxM,
          .tile_n = WgM64Tile::kN,
          .block = {WgM64Tile::kThreads, 1, 1},
@@ -276,7 +278,7 @@ inline constexpr VariantTable kVariants(
         {.variant = Variant::kWgM32N64Split2,
          .name = "wg_m32_n64_split2",
          .kernel = "w8a16_gemm_wg_m32_n64_split2",
-         .shape = ArgShape::kTma,
+         .shape = ArgShape::kWgmma,
          .tile_m = WgM32N64Split2Tile::kMaxM,
          .tile_n = WgM32N64Split2Tile::kN,
          .block = {WgM32N64Split2Tile::kThreads, 1, 1},
@@ -292,7 +294,7 @@ inline constexpr VariantTable kVariants(
         {.variant = Variant::kWgM64N64Split2,
          .name = "wg_m64_n64_split2",
          .kernel = "w8a16_gemm_wg_m64_n64_split2",
-         .shape = ArgShape::kTma,
+         .shape = ArgShape::kWgmma,
          .tile_m = WgM64N64Split2Tile::kMaxM,
          .tile_n = WgM64N64Split2Tile::kN,
          .block = {WgM64N64Split2Tile::kThreads, 1, 1},

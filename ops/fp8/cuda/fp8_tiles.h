@@ -87,9 +87,10 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // The warpgroup kernels (M up to Rows in one launch; sm_90a): C^T = W · A^T on wgmma, the
 // weights its A operand from registers (each consumer warpgroup converts its 64 weight rows of
 // the TMA stage, 128 x 128 k, 128-byte swizzle) and the activations its B operand, Rows rows
-// staged per 128-k block by the producer warpgroup's cp.asyncs in the same swizzle (two 64-k
-// halves). A tile's stage ring runs on mbarriers: `full` (the TMA's bytes and the producer
-// threads' cp.asyncs) and `empty` (one arrival a consumer warpgroup).
+// staged per 128-k block in the same swizzle (two 64-k halves): by TMA too where m exceeds
+// kTmaActivationsAbove (rows past m read as zero), else by the producer warpgroup's cp.asyncs.
+// A tile's stage ring runs on mbarriers: `full` (the TMA bytes, and the producer threads'
+// cp.asyncs where they stage) and `empty` (one arrival a consumer warpgroup).
 // Splits == 1: persistent blocks walk kN-row weight tiles (one scale row each).
 // Splits > 1: a cluster of Splits blocks a tile (grid = tiles x Splits, no persistence), block
 // rank r taking the r-th of Splits ranges of whole 128-k blocks; ranks 1.. write their FP32
@@ -116,6 +117,9 @@ struct WgmmaRowsTile {
   static constexpr uint32_t kSharedBytes = kPartialOffset + kPartialBytes;
   // One consumer: two blocks an SM (shared memory and registers allow it).
   static constexpr uint32_t kBlocksPerSm = Consumers == 1 ? 2 : 1;
+  // Launches of more rows than this stage the activations by TMA (one thread, no proxy fence),
+  // fewer by 128 threads' cp.asyncs. Measured on the H200 (bench/NOTES.md, session 13).
+  static constexpr uint32_t kTmaActivationsAbove = Rows;
   // setmaxnreg: a block starts with the registers its launch bounds give every thread (ptxas
   // compiles the entry to that count), and the consumers' increase is served only from what the
   // producer's decrease returns to the block's own pool: 128 x (40 + consumers x registers) <=

@@ -2,10 +2,12 @@
 // Cᵀ = W · Aᵀ on wgmma.m64nRk16, so the weights (any N) fill wgmma's 64-row side and the few
 // activation rows its narrow side.
 //
-// Warpgroup 0 produces: thread 0 TMA-loads the tile's Tile::kN weight rows of each 128-k block, and
-// all 128 threads cp.async the block's activation rows (zeros past m) into two 64-k halves in
-// the 128-byte swizzle wgmma's descriptors read; each thread's arrival on `full` fires when its
-// copies land. Warpgroups 1.. (Tile::kConsumers of them) consume 64 weight rows each: lane (g, t)
+// Warpgroup 0 produces: thread 0 TMA-loads the tile's Tile::kN weight rows of each 128-k block;
+// the block's activation rows (zeros past m) go into two 64-k halves in the 128-byte swizzle
+// wgmma's descriptors read, either by the same thread's two TMA boxes through input_map (m above
+// Tile::kTmaActivationsAbove: `full` completes by the bytes, the other producer threads leave at
+// once) or by all 128 threads' cp.asyncs (each thread's arrival on `full` fires when its copies
+// land). Warpgroups 1.. (Tile::kConsumers of them) consume 64 weight rows each: lane (g, t)
 // of warp w reads rows 16w + g and 16w + g + 8, k 2t, 2t + 1, 2t + 8, 2t + 9 of each k16 step (the
 // mma A fragment) from the swizzled stage, converts them exactly to BF16, and issues the block's
 // eight wgmmas into an FP32 inner accumulator; the block scale is then folded once into the FP32
@@ -62,6 +64,7 @@ __device__ __forceinline__ void CpAsyncArrive(uint64_t* bar) {
 
 template <typename Tile>
 __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight_map,
+                                          const CUtensorMap* __restrict__ input_map,
                                           const bf16* __restrict__ input,
                                           const float* __restrict__ block_scale,
                                           bf16* __restrict__ output, uint32_t m, uint32_t n,
@@ -78,6 +81,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   const uint32_t rank = kSplits > 1 ? device_kit::ClusterRank() : 0;
   const uint32_t warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
   const uint32_t rows = min(m, kRows);
+  const bool tma_activations = m > Tile::kTmaActivationsAbove;
   const uint32_t kblocks = k / 128;
   const uint32_t tiles = (n + Tile::kN - 1) / Tile::kN;
   // Split: cluster blockIdx.x / kSplits owns one tile; rank r the r-th range of k-blocks.
@@ -104,7 +108,8 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   };
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < kStages; ++s) {
-      device_kit::MbarInit(&full[s], 1 + 128);  // the TMA's expect_tx and 128 cp.async arrivals
+      // The producer's expect_tx, and the 128 cp.async arrivals where those stage A.
+      device_kit::MbarInit(&full[s], tma_activations ? 1 : 1 + 128);
       device_kit::MbarInit(&empty[s], Tile::kConsumers);
     }
     // (mbarrier counts must be positive: the barrier exists only where ranks send partials.)
@@ -117,27 +122,41 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegisters));
+    if (tma_activations) {
+      if (thread != 0) return;
+      device_kit::PrefetchTensorMap(weight_map);
+      device_kit::PrefetchTensorMap(input_map);
+    }
     uint32_t stage = 0, phase = 0;
     for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
       for (uint32_t kb = kb_begin; kb < kb_end; ++kb) {
         device_kit::MbarWait(&empty[stage], phase ^ 1);
         uint8_t* st = tma_smem + stage * kStageBytes;
-        if (thread == 0) {
-          device_kit::MbarExpectTx(&full[stage], kWeightBytes);
+        uint8_t* act = st + kWeightBytes;
+        if (tma_activations) {
+          device_kit::MbarExpectTx(&full[stage], kWeightBytes + 2 * Tile::kActHalfBytes);
           device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
                                 static_cast<int32_t>(tile * Tile::kN));
-        }
-        // Row r's 16 chunks of 8 k: consecutive threads copy consecutive chunks of a row.
-        uint8_t* act = st + kWeightBytes;
+          device_kit::TmaLoad2D(act, input_map, &full[stage], static_cast<int32_t>(kb * 128), 0);
+          device_kit::TmaLoad2D(act + Tile::kActHalfBytes, input_map, &full[stage],
+                                static_cast<int32_t>(kb * 128 + 64), 0);
+        } else {
+          if (thread == 0) {
+            device_kit::MbarExpectTx(&full[stage], kWeightBytes);
+            device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
+                                  static_cast<int32_t>(tile * Tile::kN));
+          }
+          // Row r's 16 chunks of 8 k: consecutive threads copy consecutive chunks of a row.
 #pragma unroll
-        for (uint32_t i = thread; i < kRows * 16; i += 128) {
-          const uint32_t r = i / 16, c = i % 16;
-          const bool valid = r < rows;
-          const bf16* src = input + uint64_t{valid ? r : 0} * lda + kb * 128 + 8 * c;
-          device_kit::CpAsync16(
-              act + (c / 8) * Tile::kActHalfBytes + device_kit::Swizzle128(r, c % 8), src, valid);
+          for (uint32_t i = thread; i < kRows * 16; i += 128) {
+            const uint32_t r = i / 16, c = i % 16;
+            const bool valid = r < rows;
+            const bf16* src = input + uint64_t{valid ? r : 0} * lda + kb * 128 + 8 * c;
+            device_kit::CpAsync16(
+                act + (c / 8) * Tile::kActHalfBytes + device_kit::Swizzle128(r, c % 8), src, valid);
+          }
+          CpAsyncArrive(&full[stage]);
         }
-        CpAsyncArrive(&full[stage]);
         if (++stage == kStages) {
           stage = 0;
           phase ^= 1;
@@ -171,7 +190,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   // The block's eight k16 steps into `inner` (zeroed by the first), as one async group.
   auto issue = [&](float (&inner)[kRows / 2], const uint32_t (&a)[8][4], const uint8_t* st) {
     const uint8_t* act = st + kWeightBytes;
-    device_kit::FenceProxyAsyncShared();  // the cp.async rows, for wgmma's async proxy
+    if (!tma_activations) device_kit::FenceProxyAsyncShared();  // cp.async rows, for wgmma
     device_kit::WgmmaFence();
 #pragma unroll
     for (uint32_t s = 0; s < 8; ++s) {

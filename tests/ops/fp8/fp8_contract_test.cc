@@ -49,6 +49,21 @@ absl::StatusOr<TensorMapBytes> WeightMap(GpuBackend& gpu, DevicePtr weight, uint
   return gpu.EncodeTensorMap(d);
 }
 
+// The tensor map of m BF16 activation rows of k at `input`, `pitch` elements apart, with a box of
+// 64 k x box_rows rows, as the wgmma kernels take it.
+absl::StatusOr<TensorMapBytes> InputMap(GpuBackend& gpu, DevicePtr input, uint32_t m, uint32_t k,
+                                        uint32_t pitch, uint32_t box_rows) {
+  TensorMapDesc d;
+  d.data_type = TensorMapDataType::kBF16;
+  d.rank = 2;
+  d.global_address = input;
+  d.global_dims = {k, m};
+  d.global_strides = {0, uint64_t{pitch} * 2};
+  d.box_dims = {64, box_rows};
+  d.swizzle = TensorMapSwizzle::k128B;
+  return gpu.EncodeTensorMap(d);
+}
+
 // A loaded family on a mock that records without executing, with stand-in operands.
 class Fp8ContractTest : public ::testing::Test {
  protected:
@@ -237,15 +252,33 @@ TEST_F(Fp8ContractTest, WgM32AndWgM64WalkWeightTilesOf128RowsOnThreeWarpgroups) 
   ASSERT_TRUE(gemm_->Run(Variant::kWgM32, Args(17, 4096, 4096)).ok());
   ASSERT_TRUE(gemm_->Run(Variant::kWgM64, Args(64, 28672, 4096, 4104, 28680)).ok());
   // 4096 / 128 = 32 tiles: one block each; 224 tiles over 132 persistent blocks.
-  EXPECT_THAT(gpu_.launches(),
-              ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m32"), GridIs(32, 1, 1),
-                                BlockIs(384, 1, 1), SharedMemIs(WgM32Tile::kSharedBytes),
-                                ArgCountIs(9), ArgU32At(4, 17), ArgU32At(5, 4096),
-                                ArgU32At(7, 4096), ArgU32At(8, 4096)),
-                          AllOf(KernelNamed("w8a16_gemm_wg_m64"), GridIs(132, 1, 1),
-                                BlockIs(384, 1, 1), SharedMemIs(WgM64Tile::kSharedBytes),
-                                ArgCountIs(9), ArgU32At(4, 64), ArgU32At(7, 4104),
-                                ArgU32At(8, 28680))));
+  const auto records = gpu_.launches();
+  EXPECT_THAT(
+      records,
+      ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m32"), GridIs(32, 1, 1), BlockIs(384, 1, 1),
+                        SharedMemIs(WgM32Tile::kSharedBytes), ArgCountIs(10), ArgPtrAt(2, a_),
+                        ArgPtrAt(3, scales_), ArgPtrAt(4, c_), ArgU32At(5, 17), ArgU32At(6, 4096),
+                        ArgU32At(8, 4096), ArgU32At(9, 4096)),
+                  AllOf(KernelNamed("w8a16_gemm_wg_m64"), GridIs(132, 1, 1), BlockIs(384, 1, 1),
+                        SharedMemIs(WgM64Tile::kSharedBytes), ArgCountIs(10), ArgU32At(5, 64),
+                        ArgU32At(8, 4104), ArgU32At(9, 28680))));
+  // input_map describes the same activation rows as input and a_row_stride: [m, k] BF16 at the
+  // row pitch, box 64 k x the kernel's M tile, 128-byte swizzle.
+  for (const auto& [record, m, pitch, tile] :
+       {std::tuple{records[0], 17u, 4096u, 32u}, std::tuple{records[1], 64u, 4104u, 64u}}) {
+    TensorMapBytes bytes;
+    std::memcpy(bytes.bytes.data(), record.args[1].bytes.data(), 128);
+    auto map = DecodeHostTensorMap(bytes);
+    ASSERT_TRUE(map.ok()) << map.status();
+    EXPECT_EQ(map->global_address, a_);
+    EXPECT_EQ(map->data_type, TensorMapDataType::kBF16);
+    EXPECT_EQ(map->global_dims[0], 4096u);
+    EXPECT_EQ(map->global_dims[1], m);
+    EXPECT_EQ(map->global_strides[1], uint64_t{pitch} * 2);
+    EXPECT_EQ(map->box_dims[0], 64u);
+    EXPECT_EQ(map->box_dims[1], tile);
+    EXPECT_EQ(map->swizzle, TensorMapSwizzle::k128B);
+  }
   const absl::Status m33 = gemm_->Run(Variant::kWgM32, Args(33, 4096, 4096));
   EXPECT_THAT(std::string(m33.message()), HasSubstr("m=33 outside 1..32"));
   const absl::Status m65 = gemm_->Run(Variant::kWgM64, Args(65, 4096, 4096));
@@ -262,11 +295,11 @@ TEST_F(Fp8ContractTest, Split2KernelsLaunchAClusterOfTwoBlocksA64RowTile) {
   EXPECT_THAT(gpu_.launches(),
               ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m32_n64_split2"), GridIs(192, 1, 1),
                                 BlockIs(256, 1, 1), SharedMemIs(WgM32N64Split2Tile::kSharedBytes),
-                                ArgCountIs(9), ArgU32At(4, 20), ArgU32At(5, 6144)),
+                                ArgCountIs(10), ArgU32At(5, 20), ArgU32At(6, 6144)),
                           AllOf(KernelNamed("w8a16_gemm_wg_m64_n64_split2"), GridIs(130, 1, 1),
                                 BlockIs(256, 1, 1), SharedMemIs(WgM64N64Split2Tile::kSharedBytes),
-                                ArgCountIs(9), ArgU32At(4, 64), ArgU32At(5, 4100), ArgU32At(7, 264),
-                                ArgU32At(8, 4104))));
+                                ArgCountIs(10), ArgU32At(5, 64), ArgU32At(6, 4100),
+                                ArgU32At(8, 264), ArgU32At(9, 4104))));
   const absl::Status m33 = gemm_->Run(Variant::kWgM32N64Split2, Args(33, 4096, 4096));
   EXPECT_THAT(std::string(m33.message()), HasSubstr("m=33 outside 1..32"));
   const absl::Status m65 = gemm_->Run(Variant::kWgM64N64Split2, Args(65, 4096, 4096));
@@ -296,11 +329,11 @@ TEST_F(Fp8ContractTest, StreamKKernelsShareAllTilesKBlocksOverOneBlockAnSmWithAW
       gpu_.launches(),
       ElementsAre(
           AllOf(KernelNamed("w8a16_gemm_wg_m32_streamk"), GridIs(132, 1, 1), BlockIs(384, 1, 1),
-                SharedMemIs(WgM32StreamKTile::kSharedBytes), ArgCountIs(10), ArgU32At(4, 24),
-                ArgU32At(5, 6144), ArgU32At(6, 4096), ArgPtrAt(9, ws)),
+                SharedMemIs(WgM32StreamKTile::kSharedBytes), ArgCountIs(11), ArgU32At(5, 24),
+                ArgU32At(6, 6144), ArgU32At(7, 4096), ArgPtrAt(10, ws)),
           AllOf(KernelNamed("w8a16_gemm_wg_m64_streamk"), GridIs(6, 1, 1), BlockIs(384, 1, 1),
-                SharedMemIs(WgM64StreamKTile::kSharedBytes), ArgCountIs(10), ArgU32At(4, 40),
-                ArgU32At(7, 392), ArgU32At(8, 200), ArgPtrAt(9, ws))));
+                SharedMemIs(WgM64StreamKTile::kSharedBytes), ArgCountIs(11), ArgU32At(5, 40),
+                ArgU32At(8, 392), ArgU32At(9, 200), ArgPtrAt(10, ws))));
   // Refused, nothing launched: no workspace, a short one, a misaligned one, m past the tile.
   const absl::Status none = gemm_->Run(Variant::kWgM32StreamK, Args(24, 6144, 4096));
   EXPECT_EQ(none.code(), absl::StatusCode::kInvalidArgument);
@@ -393,11 +426,13 @@ TEST(Fp8EmulationTest, AStreamKLaunchWithTooManyBlocksOrAFlagSetIsRefused) {
   ASSERT_TRUE(buf.ok() && ws.ok());
   ASSERT_TRUE(gpu.Memset(ws->ptr(), 0, ws->bytes()).ok());
   auto map = WeightMap(gpu, buf->ptr(), 256, 256, 128);
-  ASSERT_TRUE(map.ok()) << map.status();
+  auto input_map = InputMap(gpu, buf->ptr(), 1, 256, 256, 32);
+  ASSERT_TRUE(map.ok() && input_map.ok());
   auto launch = [&](uint32_t blocks) {
     return kernel
         ->Launch(gpu, {{blocks, 1, 1}, {384, 1, 1}, WgM32StreamKTile::kSharedBytes},
                  {.weight_map = *map,
+                  .input_map = *input_map,
                   .input = buf->ptr(),
                   .block_scale = buf->ptr(),
                   .output = buf->ptr(),
@@ -428,16 +463,18 @@ TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
   mock::RecordingBackend gpu;
   auto gemm = Fp8Gemm::Load(gpu);
   ASSERT_TRUE(gemm.ok()) << gemm.status();
-  auto kernel = TypedKernel<Fp8TmaArgs>::Bind(gemm->kernel(Variant::kWgM32N64Split2));
+  auto kernel = TypedKernel<Fp8WgmmaArgs>::Bind(gemm->kernel(Variant::kWgM32N64Split2));
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   auto buf = DeviceBuffer::Allocate(gpu, 1 << 18);
   ASSERT_TRUE(buf.ok());
   auto map = WeightMap(gpu, buf->ptr(), 256, 128, 64);
-  ASSERT_TRUE(map.ok()) << map.status();
+  auto input_map = InputMap(gpu, buf->ptr(), 1, 128, 128, 32);
+  ASSERT_TRUE(map.ok() && input_map.ok());
   auto launch = [&](uint32_t blocks) {
     return kernel
         ->Launch(gpu, {{blocks, 1, 1}, {256, 1, 1}, WgM32N64Split2Tile::kSharedBytes},
                  {.weight_map = *map,
+                  .input_map = *input_map,
                   .input = buf->ptr(),
                   .block_scale = buf->ptr(),
                   .output = buf->ptr(),
@@ -456,6 +493,49 @@ TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
                 HasSubstr("is not ceil(n=256 / 64) x 2 blocks = (8, 1, 1)"))
         << blocks;
   }
+}
+
+// The wgmma kernels stage A through input_map or from input by m, so a raw launch whose map
+// names other rows than input and a_row_stride (another address, pitch or box) is refused.
+TEST(Fp8EmulationTest, AWgmmaLaunchWhoseInputMapDisagreesWithInputIsRefused) {
+  mock::RecordingBackend gpu;
+  auto gemm = Fp8Gemm::Load(gpu);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  auto kernel = TypedKernel<Fp8WgmmaArgs>::Bind(gemm->kernel(Variant::kWgM64));
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto buf = DeviceBuffer::Allocate(gpu, 1 << 18);
+  ASSERT_TRUE(buf.ok());
+  auto map = WeightMap(gpu, buf->ptr(), 128, 128, 128);
+  ASSERT_TRUE(map.ok()) << map.status();
+  auto launch = [&](absl::StatusOr<TensorMapBytes> input_map) {
+    if (!input_map.ok()) return input_map.status();
+    return kernel
+        ->Launch(gpu, {{1, 1, 1}, {384, 1, 1}, WgM64Tile::kSharedBytes},
+                 {.weight_map = *map,
+                  .input_map = *input_map,
+                  .input = buf->ptr(),
+                  .block_scale = buf->ptr(),
+                  .output = buf->ptr(),
+                  .m = 48,
+                  .n = 128,
+                  .k = 128,
+                  .a_row_stride = 136,
+                  .c_row_stride = 128})
+        .launch();
+  };
+  EXPECT_TRUE(launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 64)).ok());
+  const absl::Status elsewhere = launch(InputMap(gpu, buf->ptr().offset(256), 48, 128, 136, 64));
+  EXPECT_EQ(elsewhere.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(elsewhere.message()),
+              HasSubstr("with rows 272 bytes apart; input and a_row_stride say 0x"));
+  const absl::Status pitch = launch(InputMap(gpu, buf->ptr(), 48, 128, 128, 64));
+  EXPECT_THAT(std::string(pitch.message()),
+              HasSubstr("both must describe the same activation rows"));
+  const absl::Status box = launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 32));
+  EXPECT_THAT(std::string(box.message()),
+              HasSubstr("(input_map) describes a 48 x 128 tensor with box 32 x 64"));
+  const absl::Status rows = launch(InputMap(gpu, buf->ptr(), 40, 128, 136, 64));
+  EXPECT_THAT(std::string(rows.message()), HasSubstr("the kernel needs 48 x 128"));
 }
 
 // The emulation holds a raw tc_m8 launch to what the kernel needs: its shared memory, and a

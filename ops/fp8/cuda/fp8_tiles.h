@@ -118,8 +118,10 @@ struct WgmmaRowsTile {
   // One consumer: two blocks an SM (shared memory and registers allow it).
   static constexpr uint32_t kBlocksPerSm = Consumers == 1 ? 2 : 1;
   // Launches of more rows than this stage the activations by TMA (one thread, no proxy fence),
-  // fewer by 128 threads' cp.asyncs. Measured on the H200 (bench/NOTES.md, session 13).
-  static constexpr uint32_t kTmaActivationsAbove = Rows;
+  // fewer by 128 threads' cp.asyncs. H200, same-run A/B/A of the two on the 64-row kernels
+  // (bench/NOTES.md, session 13): TMA 4-14 % faster at M = 40-64 on split2 and stream-K, mixed at
+  // M = 33 (qkv's split2 12 % slower); on the 32-row kernels up to 31 % slower (session 12).
+  static constexpr uint32_t kTmaActivationsAbove = Rows == 64 ? 36 : Rows;
   // setmaxnreg: a block starts with the registers its launch bounds give every thread (ptxas
   // compiles the entry to that count), and the consumers' increase is served only from what the
   // producer's decrease returns to the block's own pool: 128 x (40 + consumers x registers) <=

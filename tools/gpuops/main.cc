@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
                      "skip each row's same-size read (a read-only streaming kernel over exactly "
                      "the row's fewest bytes, timed interleaved with ours and cuBLAS's) and its "
                      "allocation: a shorter run, e.g. for --shapes sweep");
+  perf_cmd->add_option("--versus", perf.versus,
+                       "a family (e.g. dense) whose dispatcher is also timed on each row's shape, "
+                       "its samples interleaved with ours and cuBLAS's: columns versus_us and "
+                       "versus_ratio (its time / ours; above 1 ours is faster)");
   perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV, each as it is measured");
   perf_cmd->add_option("--json", perf.json, "write the rows as JSON");
   perf_cmd->add_option("--plot", perf.plot, "write an SVG plot of ours vs cuBLAS per shape");

@@ -250,6 +250,7 @@ struct PerfContext {
   DevicePtr cublas_workspace;
   uint64_t cublas_workspace_bytes;
   const ops::testkit::TestKernels* same_size_read;  // nullptr: no same-size read (--no-read)
+  const ops::Family* versus;  // --versus: its dispatcher timed on each row's shape; or nullptr
   int iterations;
   int batch;
   double roof;  // TB/s
@@ -319,6 +320,25 @@ absl::StatusOr<std::optional<PerfRow>> Measure(const PerfContext& ctx, const Job
       row.note = StrCat("cuBLASLt: ", planned.status().message());
     }
   }
+  // --versus: the other family's dispatcher on the same problem (its own operands), interleaved;
+  // freed with this row.
+  std::unique_ptr<ops::PerfSubject> versus;
+  size_t versus_index = 0;
+  if (ctx.versus != nullptr) {
+    row.versus_family = std::string(ctx.versus->name());
+    auto other = ctx.versus->PreparePerf(gpu, p, "");
+    if (other.ok()) {
+      versus = *std::move(other);
+      row.versus_variant = versus->variant();
+      versus_index = fns.size();
+      fns.push_back([&](int i) { return versus->Run(i); });
+    } else if (absl::IsInternal(other.status()) || absl::IsResourceExhausted(other.status())) {
+      return other.status();
+    } else {
+      row.note = StrCat(row.note, row.note.empty() ? "" : "; ", row.versus_family,
+                        " not run: ", other.status().message());
+    }
+  }
   // The same-size read, last of the interleaved functions; freed with this row.
   std::optional<StreamRead> read;
   const uint64_t bytes = static_cast<uint64_t>(std::ceil(subject.bytes()));
@@ -334,6 +354,10 @@ absl::StatusOr<std::optional<PerfRow>> Measure(const PerfContext& ctx, const Job
   if (read.has_value()) {
     row.read_us = t.back().ms * 1e3;
     row.read_spread = t.back().spread;
+  }
+  if (versus != nullptr) {
+    row.versus_us = t[versus_index].ms * 1e3;
+    row.versus_spread = t[versus_index].spread;
   }
   if (plan != nullptr) {
     row.cublas_us = t[1].ms * 1e3;
@@ -384,6 +408,19 @@ int RunPerf(const PerfOptions& o) {
   if (jobs.empty()) {
     std::fprintf(stderr, "gpuops perf: no shape matches --only '%s'\n", o.only.c_str());
     return kExitUsage;
+  }
+  const ops::Family* versus = nullptr;
+  if (!o.versus.empty()) {
+    std::string names;
+    for (const ops::Family* family : ops::AllFamilies()) {
+      if (family->name() == o.versus) versus = family;
+      StrAppend(&names, names.empty() ? "" : ", ", family->name());
+    }
+    if (versus == nullptr) {
+      std::fprintf(stderr, "gpuops perf: --versus '%s' is not a family (%s)\n", o.versus.c_str(),
+                   names.c_str());
+      return kExitUsage;
+    }
   }
   if (o.backend == "mock") {
     std::fprintf(stderr,
@@ -470,6 +507,7 @@ int RunPerf(const PerfOptions& o) {
                             .cublas_workspace = ws->ptr(),
                             .cublas_workspace_bytes = kCublasWorkspace,
                             .same_size_read = o.no_read ? nullptr : &*testkit,
+                            .versus = versus,
                             .iterations = samples,
                             .batch = launches,
                             .roof = *roof};

@@ -74,6 +74,27 @@ std::string ReadClause(const std::vector<PerfRow>& rows) {
                 fractions.size(), " rows");
 }
 
+// "; vs dense (its time / ours, interleaved): min 0.91 (qkv M=48), median 1.12, 2 of 30 rows
+// below 1.00" over the rows timed against another family; "" where none was.
+std::string VersusClause(const std::vector<PerfRow>& rows) {
+  std::vector<double> ratios;
+  const PerfRow* worst = nullptr;
+  std::string families;
+  for (const PerfRow& r : rows) {
+    if (!std::isfinite(r.versus_ratio()) || r.versus_ratio() <= 0) continue;
+    ratios.push_back(r.versus_ratio());
+    if (worst == nullptr || r.versus_ratio() < worst->versus_ratio()) worst = &r;
+    if (families.find(r.versus_family) == std::string::npos) {
+      families += StrCat(families.empty() ? "" : "/", r.versus_family);
+    }
+  }
+  if (ratios.empty()) return "";
+  const auto below = std::count_if(ratios.begin(), ratios.end(), [](double v) { return v < 1.0; });
+  return StrCat("; vs ", families, " (its time / ours, interleaved): min ",
+                Fixed(worst->versus_ratio(), 2), " (", worst->name, " M=", worst->m, "), median ",
+                Fixed(MedianOf(ratios), 2), ", ", below, " of ", ratios.size(), " rows below 1.00");
+}
+
 }  // namespace
 
 std::string FormatRow(const PerfRow& r) {
@@ -87,21 +108,37 @@ std::string FormatRow(const PerfRow& r) {
       Fixed(r.tbps, 2).c_str(), Fixed(100 * r.roof_fraction, 1).c_str(),
       Fixed(r.read_us, 1).c_str(), Fixed(r.read_fraction(), 2).c_str(),
       std::isfinite(r.agreement) ? StrCat(Fixed(r.agreement * 1e3, 2), "e-3").c_str() : "-");
-  return r.note.empty() ? buf : StrCat(buf, "  (", r.note, ")");
+  std::string out = buf;
+  if (!r.versus_family.empty()) {
+    StrAppend(&out, "  vs ", r.versus_family, " ", r.versus_variant, " ", Fixed(r.versus_us, 1),
+              " us x", Fixed(r.versus_ratio(), 2));
+  }
+  return r.note.empty() ? out : StrCat(out, "  (", r.note, ")");
 }
 
 std::string FormatTable(const PerfReport& report) {
+  // With --versus, three more columns: the other dispatcher's variant, time and time / ours.
+  const bool versus = std::any_of(report.rows.begin(), report.rows.end(),
+                                  [](const PerfRow& r) { return !r.versus_family.empty(); });
   std::string out = StrCat(
       "| shape | M | N | K | variant | ours µs | cuBLAS µs | speedup | TFLOP/s | TB/s | % of read "
       "roof (",
-      Fixed(report.read_roof_tbps, 2),
-      " TB/s) | read µs | of read |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      Fixed(report.read_roof_tbps, 2), " TB/s) | read µs | of read |",
+      versus ? " versus | versus µs | versus ÷ ours |" : "",
+      "\n|---|---|---|---|---|---|---|---|---|---|---|---|---|", versus ? "---|---|---|" : "",
+      "\n");
   for (const PerfRow& r : report.rows) {
     StrAppend(&out, "| ", r.name, " | ", r.m, " | ", r.n, " | ", r.k, " | ", r.variant, " | ",
               Fixed(r.ours_us, 1), " | ", Fixed(r.cublas_us, 1), " | ", Fixed(r.speedup(), 2),
               " | ", Fixed(r.tflops, 1), " | ", Fixed(r.tbps, 2), " | ",
               Fixed(100 * r.roof_fraction, 1), " | ", Fixed(r.read_us, 1), " | ",
-              Fixed(r.read_fraction(), 2), " |\n");
+              Fixed(r.read_fraction(), 2), " |");
+    if (versus) {
+      StrAppend(&out, " ",
+                r.versus_family.empty() ? "-" : StrCat(r.versus_family, " ", r.versus_variant),
+                " | ", Fixed(r.versus_us, 1), " | ", Fixed(r.versus_ratio(), 2), " |");
+    }
+    out += "\n";
   }
   return out;
 }
@@ -109,18 +146,21 @@ std::string FormatTable(const PerfReport& report) {
 std::string PerfReport::CsvHeader() {
   return "shape,family,m,n,k,variant,ours_us,cublas_us,speedup,tflops,tbps,roof_fraction,"
          "cublas_tflops,cublas_tbps,agreement,read_roof_tbps,launches_per_sample,ours_spread,"
-         "cublas_spread,read_us,read_spread,read_fraction,note\n";
+         "cublas_spread,read_us,read_spread,read_fraction,versus_family,versus_variant,versus_us,"
+         "versus_spread,versus_ratio,note\n";
 }
 
 std::string PerfReport::CsvRow(const PerfRow& r) const {
-  return StrCat(CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
-                CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
-                Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",", Fixed(r.tbps, 3), ",",
-                Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",",
-                Fixed(r.cublas_tbps, 3), ",", std::isfinite(r.agreement) ? StrCat(r.agreement) : "",
-                ",", Fixed(read_roof_tbps, 3), ",", batch, ",", Fixed(r.ours_spread, 4), ",",
-                Fixed(r.cublas_spread, 4), ",", Fixed(r.read_us, 2), ",", Fixed(r.read_spread, 4),
-                ",", Fixed(r.read_fraction(), 4), ",", CsvField(r.note), "\n");
+  return StrCat(
+      CsvField(r.name), ",", CsvField(r.family), ",", r.m, ",", r.n, ",", r.k, ",",
+      CsvField(r.variant), ",", Fixed(r.ours_us, 2), ",", Fixed(r.cublas_us, 2), ",",
+      Fixed(r.speedup(), 4), ",", Fixed(r.tflops, 2), ",", Fixed(r.tbps, 3), ",",
+      Fixed(r.roof_fraction, 4), ",", Fixed(r.cublas_tflops, 2), ",", Fixed(r.cublas_tbps, 3), ",",
+      std::isfinite(r.agreement) ? StrCat(r.agreement) : "", ",", Fixed(read_roof_tbps, 3), ",",
+      batch, ",", Fixed(r.ours_spread, 4), ",", Fixed(r.cublas_spread, 4), ",", Fixed(r.read_us, 2),
+      ",", Fixed(r.read_spread, 4), ",", Fixed(r.read_fraction(), 4), ",",
+      CsvField(r.versus_family), ",", CsvField(r.versus_variant), ",", Fixed(r.versus_us, 2), ",",
+      Fixed(r.versus_spread, 4), ",", Fixed(r.versus_ratio(), 4), ",", CsvField(r.note), "\n");
 }
 
 std::string PerfReport::Csv() const {
@@ -152,6 +192,11 @@ std::string PerfReport::Json() const {
                         {"read_us", number(r.read_us)},
                         {"read_spread", number(r.read_spread)},
                         {"read_fraction", number(r.read_fraction())},
+                        {"versus_family", r.versus_family},
+                        {"versus_variant", r.versus_variant},
+                        {"versus_us", number(r.versus_us)},
+                        {"versus_spread", number(r.versus_spread)},
+                        {"versus_ratio", number(r.versus_ratio())},
                         {"note", r.note}});
   }
   nlohmann::json doc = {{"device", device},
@@ -251,7 +296,7 @@ std::string PerfReport::Summary() const {
   const size_t unmeasured = rows.size() - measured.size();
   if (measured.empty()) {
     return StrCat("speedup over cuBLAS: no row has both times (", rows.size(), " rows)",
-                  ReadClause(rows));
+                  ReadClause(rows), VersusClause(rows));
   }
   std::sort(measured.begin(), measured.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -271,7 +316,7 @@ std::string PerfReport::Summary() const {
                 "x, geomean ", Fixed(std::exp(log_sum / static_cast<double>(n)), 2), "x; ",
                 below_95, " below 0.95x, ", below_80, " below 0.80x",
                 unmeasured > 0 ? StrCat("; ", unmeasured, " rows without both times") : "",
-                ReadClause(rows));
+                ReadClause(rows), VersusClause(rows));
 }
 
 std::string PerfReport::Heatmap() const {

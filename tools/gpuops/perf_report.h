@@ -27,10 +27,17 @@ struct PerfRow {
   // measured (--no-read, or a subject without bytes).
   double read_us = NAN;
   double read_spread = NAN;
+  // --versus: another family's dispatcher on the same shape (e.g. our BF16 dense against an FP8
+  // row), timed interleaved with ours; its family, variant, time and spread. Empty family: none.
+  std::string versus_family;
+  std::string versus_variant;
+  double versus_us = NAN;
+  double versus_spread = NAN;
   std::string note;
 
   double speedup() const { return cublas_us / ours_us; }      // > 1: ours is faster
   double read_fraction() const { return read_us / ours_us; }  // > 1: ours beats the read
+  double versus_ratio() const { return versus_us / ours_us; }  // > 1: ours beats the other
 };
 
 struct PerfReport {

@@ -122,6 +122,8 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"PerfTooFewIterations", "perf --iterations 5",
                    "--iterations '5' is not a decimal integer in 10..100000"},
         UsageError{"PerfUnknownOp", "perf --op dense.fast", "no op matches --op 'dense.fast'"},
+        UsageError{"PerfVersusUnknownFamily", "perf --versus bf16",
+                   "--versus 'bf16' is not a family (common, dense, nvfp4, fp8"},
         UsageError{"PerfZeroBatch", "perf --batch 0",
                    "--batch '0' is not a decimal integer in 1..1000"},
         // --no-read is a flag that parses: the error is the next check's, not CLI11's.

@@ -40,10 +40,13 @@ PerfReport Report() {
 TEST(PerfReportTest, CsvQuotesFieldsThatHoldCommasQuotesOrNewlines) {
   const std::string csv = Report().Csv();
   EXPECT_THAT(
-      csv, HasSubstr(",1,-,-,14.00,0.0100,0.6667,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
+      csv,
+      HasSubstr(
+          ",1,-,-,14.00,0.0100,0.6667,,,-,-,-,\"not run: k=4100, \"\"odd\"\"\nsecond line\"\n"));
   EXPECT_THAT(csv, HasSubstr("qkv,dense,16,6144,4096,gemv_m16,21.00,26.00,1.2381,"));
-  EXPECT_THAT(csv, HasSubstr(",cublas_spread,read_us,read_spread,read_fraction,note\n"));
-  EXPECT_THAT(csv, HasSubstr(",1,-,-,-,-,-,\n"));  // o: nothing measured, no note
+  EXPECT_THAT(csv, HasSubstr(",cublas_spread,read_us,read_spread,read_fraction,versus_family,"
+                             "versus_variant,versus_us,versus_spread,versus_ratio,note\n"));
+  EXPECT_THAT(csv, HasSubstr(",1,-,-,-,-,-,,,-,-,-,\n"));  // o: nothing measured, no note
   // Every record has as many fields as the header, counting only commas outside quotes.
   size_t records = 0;
   size_t fields = 1;
@@ -109,6 +112,52 @@ TEST(PerfReportTest, TableAndRowGiveTheSameSizeReadAndOurFractionOfIt) {
   EXPECT_THAT(table, HasSubstr("| o | 1 | 4096 | 4096 | tc | - | - | - | - | - | - | - | - |\n"));
   EXPECT_THAT(FormatRow(report.rows[0]), HasSubstr("read      14.0 us   0.67 of read"));
   EXPECT_THAT(FormatRow(report.rows[1]), HasSubstr("read         - us      - of read"));
+}
+
+// --versus: another family's dispatcher timed on the same shape, interleaved; every form gives
+// its variant, time and its time over ours, and the summary the worst and median ratio.
+TEST(PerfReportTest, VersusGivesTheOtherDispatchersTimeAndItsRatioToOurs) {
+  PerfReport report;
+  report.rows.push_back({.name = "qkv",
+                         .family = "fp8",
+                         .m = 48,
+                         .n = 6144,
+                         .k = 4096,
+                         .variant = "wg_m64_n64_split2",
+                         .ours_us = 20.0,
+                         .cublas_us = 25.0,
+                         .versus_family = "dense",
+                         .versus_variant = "wgmma_64x128",
+                         .versus_us = 22.0,
+                         .versus_spread = 0.02});
+  report.rows.push_back({.name = "o",
+                         .family = "fp8",
+                         .m = 48,
+                         .variant = "wg_m64_n64_split2",
+                         .ours_us = 25.0,
+                         .versus_family = "dense",
+                         .versus_variant = "wgmma_64x128_split",
+                         .versus_us = 22.5});
+  report.rows.push_back({.name = "down", .family = "fp8", .m = 48, .ours_us = 30.0});
+  EXPECT_THAT(report.Csv(), HasSubstr(",dense,wgmma_64x128,22.00,0.0200,1.1000,\n"));
+  EXPECT_THAT(report.Csv(), HasSubstr(",,,-,-,-,\n"));  // down: not timed against another
+  const nlohmann::json doc = nlohmann::json::parse(report.Json(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["rows"][0]["versus_family"], "dense");
+  EXPECT_DOUBLE_EQ(doc["rows"][1]["versus_ratio"].get<double>(), 0.9);
+  EXPECT_TRUE(doc["rows"][2]["versus_us"].is_null());
+  EXPECT_THAT(FormatRow(report.rows[0]), HasSubstr("vs dense wgmma_64x128 22.0 us x1.10"));
+  EXPECT_THAT(FormatRow(report.rows[2]), Not(HasSubstr(" vs ")));
+  const std::string table = FormatTable(report);
+  EXPECT_THAT(table,
+              HasSubstr("| of read | versus | versus µs | versus ÷ ours |\n"
+                        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+  EXPECT_THAT(table, HasSubstr("| dense wgmma_64x128_split | 22.5 | 0.90 |\n"));
+  EXPECT_THAT(table, HasSubstr("| - | - | - | - | - |\n"));  // down
+  EXPECT_THAT(report.Summary(),
+              HasSubstr("; vs dense (its time / ours, interleaved): min 0.90 (o M=48), median "
+                        "1.00, 1 of 2 rows below 1.00"));
+  EXPECT_THAT(FormatTable(Report()), Not(HasSubstr("versus")));
 }
 
 TEST(PerfReportTest, SummaryGivesMinMedianGeomeanAndTheCountsBelowTheGoals) {

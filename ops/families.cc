@@ -26,4 +26,13 @@ const Family* FindFamily(std::string_view name) {
   return nullptr;
 }
 
+std::string FamilyNames() {
+  std::string out;
+  for (const Family* f : AllFamilies()) {
+    if (!out.empty()) out += ", ";
+    out += f->name();
+  }
+  return out;
+}
+
 }  // namespace gpuops::ops

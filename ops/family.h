@@ -188,5 +188,7 @@ int RotationCopies(const DeviceInfo& device, uint64_t bytes);
 absl::Span<const Family* const> AllFamilies();
 // The family called `name`, or null.
 const Family* FindFamily(std::string_view name);
+// Every family's name, ", "-separated (for messages that list the choices).
+std::string FamilyNames();
 
 }  // namespace gpuops::ops

@@ -183,6 +183,12 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
+// Variant v's emulation, unpacking the argument list `Args`.
+template <typename Args>
+HostKernelFn EmulationOf(Variant v) {
+  return [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Args>(v, l, mem); };
+}
+
 }  // namespace
 
 void StrictOrderGemm(const StridedView& v, uint32_t rows, uint32_t col0, uint32_t cols) {
@@ -216,23 +222,19 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
     HostKernelFn fn;
     switch (spec.shape) {
       case ArgShape::kContiguous:
-        fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8Args>(v, l, mem); };
+        fn = EmulationOf<Fp8Args>(v);
         break;
       case ArgShape::kStrided:
-        fn = [v](const HostLaunch& l, HostMemory& mem) {
-          return Emulate<Fp8StridedArgs>(v, l, mem);
-        };
+        fn = EmulationOf<Fp8StridedArgs>(v);
         break;
       case ArgShape::kTma:
-        fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8TmaArgs>(v, l, mem); };
+        fn = EmulationOf<Fp8TmaArgs>(v);
         break;
       case ArgShape::kWgmma:
-        fn = [v](const HostLaunch& l, HostMemory& mem) { return Emulate<Fp8WgmmaArgs>(v, l, mem); };
+        fn = EmulationOf<Fp8WgmmaArgs>(v);
         break;
       case ArgShape::kStreamK:
-        fn = [v](const HostLaunch& l, HostMemory& mem) {
-          return Emulate<Fp8StreamKArgs>(v, l, mem);
-        };
+        fn = EmulationOf<Fp8StreamKArgs>(v);
         break;
     }
     registry.Register(spec.kernel, std::move(fn));

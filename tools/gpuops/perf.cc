@@ -409,18 +409,11 @@ int RunPerf(const PerfOptions& o) {
     std::fprintf(stderr, "gpuops perf: no shape matches --only '%s'\n", o.only.c_str());
     return kExitUsage;
   }
-  const ops::Family* versus = nullptr;
-  if (!o.versus.empty()) {
-    std::string names;
-    for (const ops::Family* family : ops::AllFamilies()) {
-      if (family->name() == o.versus) versus = family;
-      StrAppend(&names, names.empty() ? "" : ", ", family->name());
-    }
-    if (versus == nullptr) {
-      std::fprintf(stderr, "gpuops perf: --versus '%s' is not a family (%s)\n", o.versus.c_str(),
-                   names.c_str());
-      return kExitUsage;
-    }
+  const ops::Family* versus = o.versus.empty() ? nullptr : ops::FindFamily(o.versus);
+  if (!o.versus.empty() && versus == nullptr) {
+    std::fprintf(stderr, "gpuops perf: --versus '%s' is not a family (%s)\n", o.versus.c_str(),
+                 ops::FamilyNames().c_str());
+    return kExitUsage;
   }
   if (o.backend == "mock") {
     std::fprintf(stderr,

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "gpuops/runtime/str.h"
 #include "ops/family.h"
 #include "trace_format.h"
 
@@ -18,10 +17,7 @@ int RunTrace(const TraceOptions& o) {
     std::fprintf(stderr,
                  "gpuops trace: unknown op '%s' (ops are <family> or <family>.<op>; "
                  "families: %s)\n",
-                 o.op.c_str(),
-                 StrJoin(ops::AllFamilies(), ", ", [](std::string* out, const ops::Family* f) {
-                   StrAppend(out, f->name());
-                 }).c_str());
+                 o.op.c_str(), ops::FamilyNames().c_str());
     return kExitUsage;
   }
   auto trace = RecordTrace(*family, variant, o.params);

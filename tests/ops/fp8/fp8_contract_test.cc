@@ -64,6 +64,23 @@ absl::StatusOr<TensorMapBytes> InputMap(GpuBackend& gpu, DevicePtr input, uint32
   return gpu.EncodeTensorMap(d);
 }
 
+// A wgmma kernel's argument list (Fp8WgmmaArgs, or Fp8StreamKArgs less its workspace) for a raw
+// launch with every operand in `buf`.
+template <typename Args = Fp8WgmmaArgs>
+Args WgmmaList(const TensorMapBytes& weight_map, const TensorMapBytes& input_map, DevicePtr buf,
+               uint32_t m, uint32_t n, uint32_t k, uint32_t lda, uint32_t ldc) {
+  Args a;
+  a.weight_map = weight_map;
+  a.input_map = input_map;
+  a.input = a.block_scale = a.output = buf;
+  a.m = m;
+  a.n = n;
+  a.k = k;
+  a.a_row_stride = lda;
+  a.c_row_stride = ldc;
+  return a;
+}
+
 // A loaded family on a mock that records without executing, with stand-in operands.
 class Fp8ContractTest : public ::testing::Test {
  protected:
@@ -428,20 +445,10 @@ TEST(Fp8EmulationTest, AStreamKLaunchWithTooManyBlocksOrAFlagSetIsRefused) {
   auto map = WeightMap(gpu, buf->ptr(), 256, 256, 128);
   auto input_map = InputMap(gpu, buf->ptr(), 1, 256, 256, 32);
   ASSERT_TRUE(map.ok() && input_map.ok());
+  auto list = WgmmaList<Fp8StreamKArgs>(*map, *input_map, buf->ptr(), 1, 256, 256, 256, 256);
+  list.workspace = ws->ptr();
   auto launch = [&](uint32_t blocks) {
-    return kernel
-        ->Launch(gpu, {{blocks, 1, 1}, {384, 1, 1}, WgM32StreamKTile::kSharedBytes},
-                 {.weight_map = *map,
-                  .input_map = *input_map,
-                  .input = buf->ptr(),
-                  .block_scale = buf->ptr(),
-                  .output = buf->ptr(),
-                  .m = 1,
-                  .n = 256,
-                  .k = 256,
-                  .a_row_stride = 256,
-                  .c_row_stride = 256,
-                  .workspace = ws->ptr()})
+    return kernel->Launch(gpu, {{blocks, 1, 1}, {384, 1, 1}, WgM32StreamKTile::kSharedBytes}, list)
         .launch();
   };
   EXPECT_TRUE(launch(4).ok()) << "2 tiles x 2 k blocks: 4 units";
@@ -473,16 +480,7 @@ TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
   auto launch = [&](uint32_t blocks) {
     return kernel
         ->Launch(gpu, {{blocks, 1, 1}, {256, 1, 1}, WgM32N64Split2Tile::kSharedBytes},
-                 {.weight_map = *map,
-                  .input_map = *input_map,
-                  .input = buf->ptr(),
-                  .block_scale = buf->ptr(),
-                  .output = buf->ptr(),
-                  .m = 1,
-                  .n = 256,
-                  .k = 128,
-                  .a_row_stride = 128,
-                  .c_row_stride = 256})
+                 WgmmaList(*map, *input_map, buf->ptr(), 1, 256, 128, 128, 256))
         .launch();
   };
   EXPECT_TRUE(launch(8).ok()) << "4 tiles x 2 blocks";
@@ -511,16 +509,7 @@ TEST(Fp8EmulationTest, AWgmmaLaunchWhoseInputMapDisagreesWithInputIsRefused) {
     if (!input_map.ok()) return input_map.status();
     return kernel
         ->Launch(gpu, {{1, 1, 1}, {384, 1, 1}, WgM64Tile::kSharedBytes},
-                 {.weight_map = *map,
-                  .input_map = *input_map,
-                  .input = buf->ptr(),
-                  .block_scale = buf->ptr(),
-                  .output = buf->ptr(),
-                  .m = 48,
-                  .n = 128,
-                  .k = 128,
-                  .a_row_stride = 136,
-                  .c_row_stride = 128})
+                 WgmmaList(*map, *input_map, buf->ptr(), 48, 128, 128, 136, 128))
         .launch();
   };
   EXPECT_TRUE(launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 64)).ok());

@@ -375,7 +375,7 @@ absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& s
     return gpu_->EncodeTensorMap(d);
   };
   TmaMaps maps;
-  GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a.ptr(), args.m, args.k, spec.tile_m));
+  GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a.ptr(), args.m, args.k, ABoxRows(spec.tile_m, args.m)));
   GPUOPS_ASSIGN_OR_RETURN(maps.b, map(args.b.ptr(), args.n, EffectiveLdb(args), spec.tile_n));
   return maps;
 }

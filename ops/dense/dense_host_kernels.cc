@@ -285,9 +285,9 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
                                                " (one k-block of ", T::kK, " per split at least)"));
     }
   }
-  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map,
-                          CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map),
-                                         TensorMapDataType::kBF16, m, k, T::kM, T::kK));
+  GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc a_map, CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map),
+                                                              TensorMapDataType::kBF16, m, k,
+                                                              ABoxRows(T::kM, m), T::kK));
   GPUOPS_ASSIGN_OR_RETURN(TensorMapDesc b_map,
                           CheckTensorMap(l, args.b_map, ArgLabel(&Args::b_map),
                                          TensorMapDataType::kBF16, n, k, T::kN, T::kK));

@@ -154,6 +154,15 @@ struct WgmmaTile {
   static constexpr uint32_t kGroupM = 8;  // m-blocks per group of the tile order
 };
 
+// Rows of the A box a wgmma kernel's tensor map holds and its producer waits for: the tile's rows,
+// or all of M when M is smaller. A box reaching past M would be zero-filled by the TMA unit, which
+// costs time (H200, bench/NOTES.md session 14: M = 24 on 64-row tiles ran ~2 us slower than
+// M = 64 on the same shapes); the tile's stage rows past M then keep stale values, and the
+// accumulator rows they feed are never stored.
+GPUOPS_HOST_DEVICE constexpr uint32_t ABoxRows(uint32_t tile_m, uint32_t m) {
+  return m < tile_m ? m : tile_m;
+}
+
 // The (m-block, n-block) of persistent tile `t`: groups of kGroupM m-blocks, within a group
 // m-fastest, groups walking all n-blocks, so tiles running together share A rows and B columns
 // in L2.

@@ -1,13 +1,15 @@
 // Hopper GEMM (sm_90a only): persistent and warp-specialized. Warpgroup 0 produces: one thread
 // issues TMA tile loads (128-byte swizzle) into a ring of shared-memory stages, each completing
 // on its `full` mbarrier. Warpgroups 1 and 2 (or 1 alone for 64-row tiles) consume: each waits
-// for a stage, runs four wgmma.m64nNk16 over its 64 rows of the tile straight from shared memory, then releases
-// the stage on its `empty` mbarrier. setmaxnreg moves registers from the producer to the
-// consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
-// from TMA and are masked in the epilogue, so any M and N work; B's row stride comes from its
-// tensor map. The epilogue stages C through shared memory for 16-byte row stores, or writes
-// straight from registers when N % 8 != 0 (C rows not 16-byte aligned). The split-K kernel
-// spreads each tile's K over several units of work and writes FP32 partials instead.
+// for a stage, runs four wgmma.m64nNk16 over its 64 rows of the tile straight from shared memory,
+// then releases the stage on its `empty` mbarrier. setmaxnreg moves registers from the producer to
+// the consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
+// from TMA and are masked in the epilogue, so any M and N work, except that where M is below
+// the tile's rows A's box holds M rows only (ABoxRows) and the stage rows past M stay stale
+// (their accumulator rows are never stored); B's row stride comes from its tensor map. The epilogue
+// stages C through shared memory for 16-byte row stores, or writes straight from registers when N %
+// 8 != 0 (C rows not 16-byte aligned). The split-K kernel spreads each tile's K over several units
+// of work and writes FP32 partials instead.
 #pragma once
 
 #include <cuda.h>
@@ -126,13 +128,14 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) {
       uint32_t stage = 0;
       uint32_t phase = 0;
+      const uint32_t a_box_bytes = gpuops::ops::dense::ABoxRows(T::kM, m) * T::kK * 2;
       for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
         const auto coord =
             gpuops::ops::dense::PersistentTileCoords(unit % tiles, num_m, num_n, T::kGroupM);
         const auto range = gpuops::ops::dense::SplitKBlocks(unit / tiles, splits, k_blocks);
         for (uint32_t kb = range.begin; kb < range.end; ++kb) {
           MbarWait(&empty[stage], phase ^ 1);
-          MbarExpectTx(&full[stage], T::kStageBytes);
+          MbarExpectTx(&full[stage], a_box_bytes + T::kBBytes);
           TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK,
                     coord.m_block * T::kM);
           TmaLoad2D(b_tiles + stage * T::kBBytes, b_map, &full[stage], kb * T::kK,

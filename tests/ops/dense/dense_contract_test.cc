@@ -412,6 +412,15 @@ TEST_F(DenseContractTest, WgmmaLaunchesAPersistentGridWithTensorMaps) {
   EXPECT_EQ(b_map->box_dims[0], 64u);
   EXPECT_EQ(b_map->box_dims[1], 256u);
   EXPECT_EQ(b_map->swizzle, TensorMapSwizzle::k128B);
+  // A's box: the tile's rows where M covers them, else M rows (no zero-filled rows past M).
+  for (auto [record, rows] : {std::pair{0, 128u}, {1, 17u}}) {
+    std::memcpy(bytes.bytes.data(), records[record].args[0].bytes.data(), 128);
+    auto a_map = DecodeHostTensorMap(bytes);
+    ASSERT_TRUE(a_map.ok()) << a_map.status();
+    EXPECT_EQ(a_map->global_address, a_);
+    EXPECT_EQ(a_map->box_dims[0], 64u);
+    EXPECT_EQ(a_map->box_dims[1], rows) << "launch " << record;
+  }
 }
 
 TEST_F(DenseContractTest, GemvLaunchesOneBlockPer16WeightRows) {

@@ -31,10 +31,9 @@ GPUOPS_KERNEL_ARGS(Fp8TmaArgs, (TensorMapBytes, weight_map), (DevicePtr, input),
 
 // The warpgroup kernels' list: Fp8TmaArgs (weight_map's box one tile's rows x 128 k) with the
 // activations a second time as a TMA tensor map, input_map: the launch's [m, k] BF16 rows at
-// a_row_stride (box 64 k x the kernel's M tile, 128-byte swizzle; rows past m read as zero). The
-// kernel stages A through input_map or from input by cp.async, by m (WgmmaRowsTile::
-// kTmaActivationsAbove); both must describe the same rows. w8a16_gemm_wg_m32, _m64 and their
-// n64_split2 forms.
+// a_row_stride (box 64 k x m rows, up to the kernel's M tile; 128-byte swizzle). The kernel
+// stages A through input_map; input names the same rows (the host emulation reads them there and
+// refuses a map that disagrees). w8a16_gemm_wg_m32, _m64 and their n64_split2 forms.
 GPUOPS_KERNEL_ARGS(Fp8WgmmaArgs, (TensorMapBytes, weight_map), (TensorMapBytes, input_map),
                    (DevicePtr, input), (DevicePtr, block_scale), (DevicePtr, output), (uint32_t, m),
                    (uint32_t, n), (uint32_t, k), (uint32_t, a_row_stride),

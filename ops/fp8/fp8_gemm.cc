@@ -197,15 +197,15 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
     auto tma_list = [&](auto tma) -> absl::StatusOr<decltype(tma)> {
       if constexpr (requires { tma.input_map; }) {
         // This launch's [m, k] BF16 rows lda apart as TMA sees them: dims (k, m), box (64 k:
-        // one 128-byte swizzle span, the kernel's M tile), 128-byte swizzle; rows past m read
-        // as zero.
+        // one 128-byte swizzle span, its m rows up to the kernel's M tile: a box reaching past m
+        // would be zero-filled, which costs the TMA unit time), 128-byte swizzle.
         TensorMapDesc d;
         d.data_type = TensorMapDataType::kBF16;
         d.rank = 2;
         d.global_address = list.input;
         d.global_dims = {args.w.k, list.m};
         d.global_strides = {0, uint64_t{lda} * 2};
-        d.box_dims = {64, spec.tile_m};
+        d.box_dims = {64, std::min(spec.tile_m, list.m)};
         d.swizzle = TensorMapSwizzle::k128B;
         GPUOPS_ASSIGN_OR_RETURN(tma.input_map, gpu_->EncodeTensorMap(d));
       }
@@ -254,23 +254,19 @@ bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
   // units on its busiest SM (b lower with two blocks an SM than one); stream-K a' + b' u' for the
   // 8 KB units an SM gets, its a' higher (partials, more pieces a tile on short K) and its b'
   // lower (two consumer warpgroups an SM). More than two split blocks an SM run in waves:
-  // stream-K. At M = 33..36 the 64-row kernels stage A by cp.async (kTmaActivationsAbove), which
-  // costs the split kernel ~65 ns a unit more and stream-K ~30 (session 13, forced and
-  // interleaved with our BF16 on six shapes: qkv at M = 33 / 36 stream-K 1.01x our BF16, the
-  // split 0.93x; from M = 40 on both within 2 %).
+  // stream-K. (Fitted where M <= 36 staged A by cp.async; staged by TMA since session 14, both
+  // kernels ran 2-10 % faster there alike.)
   sms = std::max<uint64_t>(sms, 1);
   const bool wide = m > 32;
-  const bool cp_async = wide && m <= WgM64N64Split2Tile::kTmaActivationsAbove;
   const uint64_t kblocks = k / kBlock, tiles64 = (uint64_t{n} + 63) / 64;
   const uint64_t split_blocks = 2 * tiles64;
   if (split_blocks > 2 * sms) return true;
   const uint64_t per_sm = (split_blocks + sms - 1) / sms;  // 1 or 2
   const uint64_t split_units = (kblocks / 2) * per_sm;
   const uint64_t split_a = wide ? 10190 : 9080;
-  const uint64_t split_b =
-      (per_sm == 1 ? (wide ? 514 : 407) : (wide ? 443 : 369)) + (cp_async ? 65 : 0);
+  const uint64_t split_b = per_sm == 1 ? (wide ? 514 : 407) : (wide ? 443 : 369);
   const uint64_t sk_units = (2 * ((uint64_t{n} + 127) / 128) * kblocks + sms - 1) / sms;
-  const uint64_t sk_a = wide ? 16100 : 13400, sk_b = (wide ? 375 : 322) + (cp_async ? 30 : 0);
+  const uint64_t sk_a = wide ? 16100 : 13400, sk_b = wide ? 375 : 322;
   return sk_a + sk_b * sk_units <= split_a + split_b * split_units;
 }
 

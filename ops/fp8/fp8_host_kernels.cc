@@ -73,11 +73,12 @@ absl::StatusOr<Operands> OperandsOf(const HostLaunch& l, const VariantSpec& spec
   }
   if constexpr (requires { args.input_map; }) {
     // The kernel stages A through input_map or from input (by m), so both must name the same
-    // rows: m x k BF16 at input, a_row_stride apart, the kernel's box (its M tile x 64 k).
+    // rows: m x k BF16 at input, a_row_stride apart, the kernel's box (its M tile, or m rows
+    // where fewer, x 64 k).
     GPUOPS_ASSIGN_OR_RETURN(
         const TensorMapDesc d,
         CheckTensorMap(l, args.input_map, ArgLabel(&Args::input_map), TensorMapDataType::kBF16,
-                       args.m, args.k, spec.tile_m, 64));
+                       args.m, args.k, std::min(spec.tile_m, args.m), 64));
     if (d.global_address != args.input || d.global_strides[1] != uint64_t{args.a_row_stride} * 2) {
       return absl::InvalidArgumentError(
           StrCat(l.kernel(), ": input_map points at 0x", Hex(d.global_address.address()),

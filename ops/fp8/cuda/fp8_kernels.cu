@@ -142,8 +142,7 @@ extern "C" __global__ void __launch_bounds__(TcM2F16Tile::kThreads, TcM2F16Tile:
 // M <= 32 and M <= 64 on warpgroup MMA (sm_90a): persistent, grid (min(ceil(N / 128), SMs)),
 // block 384, dynamic shared memory WgM32Tile / WgM64Tile::kSharedBytes. weight_map: the [N, K]
 // E4M3 weight, box 128 rows x 128 k, 128-byte swizzle; input_map: the [m, k] BF16 activations at
-// a_row_stride, box 64 k x the M tile, 128-byte swizzle (used above kTmaActivationsAbove rows,
-// `input` below).
+// a_row_stride, box 64 k x m rows up to the M tile, 128-byte swizzle (`input`: the same rows).
 extern "C" __global__ void __launch_bounds__(WgM32Tile::kThreads, 1)
     w8a16_gemm_wg_m32(const __grid_constant__ CUtensorMap weight_map,
                       const __grid_constant__ CUtensorMap input_map, const bf16* __restrict__ input,

@@ -87,10 +87,14 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // The warpgroup kernels (M up to Rows in one launch; sm_90a): C^T = W · A^T on wgmma, the
 // weights its A operand from registers (each consumer warpgroup converts its 64 weight rows of
 // the TMA stage, 128 x 128 k, 128-byte swizzle) and the activations its B operand, Rows rows
-// staged per 128-k block in the same swizzle (two 64-k halves): by TMA too where m exceeds
-// kTmaActivationsAbove (rows past m read as zero), else by the producer warpgroup's cp.asyncs.
-// A tile's stage ring runs on mbarriers: `full` (the TMA bytes, and the producer threads'
-// cp.asyncs where they stage) and `empty` (one arrival a consumer warpgroup).
+// staged per 128-k block in the same swizzle (two 64-k halves) by TMA too, in boxes of m rows
+// (the stage's rows past m keep stale values, whose accumulator columns are never stored).
+// H200, same-run A/B (bench/NOTES.md session 14): TMA boxes of m rows 2-10 % faster than
+// 128 producer threads' cp.asyncs at M = 17..36 (the path these kernels had there before); a
+// box of the whole M tile, its rows past m zero-filled by the TMA unit, had run up to 12 % slower
+// than the cp.asyncs at M = 33 (session 13).
+// A tile's stage ring runs on mbarriers: `full` (the TMA bytes) and `empty` (one arrival a
+// consumer warpgroup).
 // Splits == 1: persistent blocks walk kN-row weight tiles (one scale row each).
 // Splits > 1: a cluster of Splits blocks a tile (grid = tiles x Splits, no persistence), block
 // rank r taking the r-th of Splits ranges of whole 128-k blocks; ranks 1.. write their FP32
@@ -117,11 +121,6 @@ struct WgmmaRowsTile {
   static constexpr uint32_t kSharedBytes = kPartialOffset + kPartialBytes;
   // One consumer: two blocks an SM (shared memory and registers allow it).
   static constexpr uint32_t kBlocksPerSm = Consumers == 1 ? 2 : 1;
-  // Launches of more rows than this stage the activations by TMA (one thread, no proxy fence),
-  // fewer by 128 threads' cp.asyncs. H200, same-run A/B/A of the two on the 64-row kernels
-  // (bench/NOTES.md, session 13): TMA 4-14 % faster at M = 40-64 on split2 and stream-K, mixed at
-  // M = 33 (qkv's split2 12 % slower); on the 32-row kernels up to 31 % slower (session 12).
-  static constexpr uint32_t kTmaActivationsAbove = Rows == 64 ? 36 : Rows;
   // setmaxnreg: a block starts with the registers its launch bounds give every thread (ptxas
   // compiles the entry to that count), and the consumers' increase is served only from what the
   // producer's decrease returns to the block's own pool: 128 x (40 + consumers x registers) <=

@@ -3,21 +3,21 @@
 // activation rows its narrow side.
 //
 // Warpgroup 0 produces: thread 0 TMA-loads the tile's Tile::kN weight rows of each 128-k block;
-// the block's activation rows (zeros past m) go into two 64-k halves in the 128-byte swizzle
-// wgmma's descriptors read, either by the same thread's two TMA boxes through input_map (m above
-// Tile::kTmaActivationsAbove: `full` completes by the bytes, the other producer threads leave at
-// once) or by all 128 threads' cp.asyncs (each thread's arrival on `full` fires when its copies
-// land). Warpgroups 1.. (Tile::kConsumers of them) consume 64 weight rows each: lane (g, t)
-// of warp w reads rows 16w + g and 16w + g + 8, k 2t, 2t + 1, 2t + 8, 2t + 9 of each k16 step (the
-// mma A fragment) from the swizzled stage, converts them exactly to BF16, and issues the block's
-// eight wgmmas into an FP32 inner accumulator; the block scale is then folded once into the FP32
-// outer accumulator with fmaf(inner, scale, outer), as in every tensor-core kernel of the family.
-// Outputs past m or n are never stored. Split tiles (Tile::kSplits > 1) run one tile a cluster,
-// each block its range of k blocks; the other ranks' FP32 outer accumulators reach rank 0
-// through distributed shared memory (cluster_kit.cuh) and rank 0 adds them in rank order.
-// Stream-K tiles (Tile::kStreamK) run each block's range of (tile, k block) units
-// (StreamKUnits): a tile's later k blocks held by other blocks reach the block holding its first
-// one as FP32 partials in the global workspace (StreamKWorkspace), added in k order.
+// the block's m activation rows go into two 64-k halves in the 128-byte swizzle wgmma's
+// descriptors read, by the same thread's two TMA boxes of m rows through input_map (`full`
+// completes by the bytes; the stage's rows past m keep stale values, whose accumulator columns
+// are never stored; the other producer threads leave at once). Warpgroups 1.. (Tile::kConsumers of
+// them) consume 64 weight rows each: lane (g, t) of warp w reads rows 16w + g and 16w + g + 8, k
+// 2t, 2t + 1, 2t + 8, 2t + 9 of each k16 step (the mma A fragment) from the swizzled stage,
+// converts them exactly to BF16, and issues the block's eight wgmmas into an FP32 inner
+// accumulator; the block scale is then folded once into the FP32 outer accumulator with fmaf(inner,
+// scale, outer), as in every tensor-core kernel of the family. Outputs past m or n are never
+// stored. Split tiles (Tile::kSplits > 1) run one tile a cluster, each block its range of k blocks;
+// the other ranks' FP32 outer accumulators reach rank 0 through distributed shared memory
+// (cluster_kit.cuh) and rank 0 adds them in rank order. Stream-K tiles (Tile::kStreamK) run each
+// block's range of (tile, k block) units (StreamKUnits): a tile's later k blocks held by other
+// blocks reach the block holding its first one as FP32 partials in the global workspace
+// (StreamKWorkspace), added in k order.
 #pragma once
 
 #include "fp8_device.cuh"
@@ -54,14 +54,6 @@ __device__ __forceinline__ uint32_t LoadAcquire(const uint32_t* p) {
   return v;
 }
 
-// Arrives on `bar` once every cp.async this thread issued before has completed (the arrival is
-// one of the barrier's expected count).
-__device__ __forceinline__ void CpAsyncArrive(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
-                   device_kit::SharedAddress(bar))
-               : "memory");
-}
-
 template <typename Tile>
 __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight_map,
                                           const CUtensorMap* __restrict__ input_map,
@@ -81,7 +73,6 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   const uint32_t rank = kSplits > 1 ? device_kit::ClusterRank() : 0;
   const uint32_t warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
   const uint32_t rows = min(m, kRows);
-  const bool tma_activations = m > Tile::kTmaActivationsAbove;
   const uint32_t kblocks = k / 128;
   const uint32_t tiles = (n + Tile::kN - 1) / Tile::kN;
   // Split: cluster blockIdx.x / kSplits owns one tile; rank r the r-th range of k-blocks.
@@ -108,8 +99,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   };
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < kStages; ++s) {
-      // The producer's expect_tx, and the 128 cp.async arrivals where those stage A.
-      device_kit::MbarInit(&full[s], tma_activations ? 1 : 1 + 128);
+      device_kit::MbarInit(&full[s], 1);  // the producer's expect_tx
       device_kit::MbarInit(&empty[s], Tile::kConsumers);
     }
     // (mbarrier counts must be positive: the barrier exists only where ranks send partials.)
@@ -122,41 +112,21 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Tile::kProducerRegisters));
-    if (tma_activations) {
-      if (thread != 0) return;
-      device_kit::PrefetchTensorMap(weight_map);
-      device_kit::PrefetchTensorMap(input_map);
-    }
+    if (thread != 0) return;
+    device_kit::PrefetchTensorMap(weight_map);
+    device_kit::PrefetchTensorMap(input_map);
     uint32_t stage = 0, phase = 0;
     for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
       for (uint32_t kb = kb_begin; kb < kb_end; ++kb) {
         device_kit::MbarWait(&empty[stage], phase ^ 1);
         uint8_t* st = tma_smem + stage * kStageBytes;
         uint8_t* act = st + kWeightBytes;
-        if (tma_activations) {
-          device_kit::MbarExpectTx(&full[stage], kWeightBytes + 2 * Tile::kActHalfBytes);
-          device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
-                                static_cast<int32_t>(tile * Tile::kN));
-          device_kit::TmaLoad2D(act, input_map, &full[stage], static_cast<int32_t>(kb * 128), 0);
-          device_kit::TmaLoad2D(act + Tile::kActHalfBytes, input_map, &full[stage],
-                                static_cast<int32_t>(kb * 128 + 64), 0);
-        } else {
-          if (thread == 0) {
-            device_kit::MbarExpectTx(&full[stage], kWeightBytes);
-            device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
-                                  static_cast<int32_t>(tile * Tile::kN));
-          }
-          // Row r's 16 chunks of 8 k: consecutive threads copy consecutive chunks of a row.
-#pragma unroll
-          for (uint32_t i = thread; i < kRows * 16; i += 128) {
-            const uint32_t r = i / 16, c = i % 16;
-            const bool valid = r < rows;
-            const bf16* src = input + uint64_t{valid ? r : 0} * lda + kb * 128 + 8 * c;
-            device_kit::CpAsync16(
-                act + (c / 8) * Tile::kActHalfBytes + device_kit::Swizzle128(r, c % 8), src, valid);
-          }
-          CpAsyncArrive(&full[stage]);
-        }
+        device_kit::MbarExpectTx(&full[stage], kWeightBytes + 2 * rows * 128);
+        device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
+                              static_cast<int32_t>(tile * Tile::kN));
+        device_kit::TmaLoad2D(act, input_map, &full[stage], static_cast<int32_t>(kb * 128), 0);
+        device_kit::TmaLoad2D(act + Tile::kActHalfBytes, input_map, &full[stage],
+                              static_cast<int32_t>(kb * 128 + 64), 0);
         if (++stage == kStages) {
           stage = 0;
           phase ^= 1;
@@ -188,9 +158,8 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
     }
   };
   // The block's eight k16 steps into `inner` (zeroed by the first), as one async group.
-  auto issue = [&](float (&inner)[kRows / 2], const uint32_t (&a)[8][4], const uint8_t* st) {
+  auto issue = [&](float(&inner)[kRows / 2], const uint32_t(&a)[8][4], const uint8_t* st) {
     const uint8_t* act = st + kWeightBytes;
-    if (!tma_activations) device_kit::FenceProxyAsyncShared();  // cp.async rows, for wgmma
     device_kit::WgmmaFence();
 #pragma unroll
     for (uint32_t s = 0; s < 8; ++s) {

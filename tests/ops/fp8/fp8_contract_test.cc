@@ -280,9 +280,10 @@ TEST_F(Fp8ContractTest, WgM32AndWgM64WalkWeightTilesOf128RowsOnThreeWarpgroups) 
                         SharedMemIs(WgM64Tile::kSharedBytes), ArgCountIs(10), ArgU32At(5, 64),
                         ArgU32At(8, 4104), ArgU32At(9, 28680))));
   // input_map describes the same activation rows as input and a_row_stride: [m, k] BF16 at the
-  // row pitch, box 64 k x the kernel's M tile, 128-byte swizzle.
+  // row pitch, box 64 k x the launch's m rows up to the kernel's M tile (17 of wg_m32's 32),
+  // 128-byte swizzle.
   for (const auto& [record, m, pitch, tile] :
-       {std::tuple{records[0], 17u, 4096u, 32u}, std::tuple{records[1], 64u, 4104u, 64u}}) {
+       {std::tuple{records[0], 17u, 4096u, 17u}, std::tuple{records[1], 64u, 4104u, 64u}}) {
     TensorMapBytes bytes;
     std::memcpy(bytes.bytes.data(), record.args[1].bytes.data(), 128);
     auto map = DecodeHostTensorMap(bytes);
@@ -443,7 +444,7 @@ TEST(Fp8EmulationTest, AStreamKLaunchWithTooManyBlocksOrAFlagSetIsRefused) {
   ASSERT_TRUE(buf.ok() && ws.ok());
   ASSERT_TRUE(gpu.Memset(ws->ptr(), 0, ws->bytes()).ok());
   auto map = WeightMap(gpu, buf->ptr(), 256, 256, 128);
-  auto input_map = InputMap(gpu, buf->ptr(), 1, 256, 256, 32);
+  auto input_map = InputMap(gpu, buf->ptr(), 1, 256, 256, 1);
   ASSERT_TRUE(map.ok() && input_map.ok());
   auto list = WgmmaList<Fp8StreamKArgs>(*map, *input_map, buf->ptr(), 1, 256, 256, 256, 256);
   list.workspace = ws->ptr();
@@ -475,7 +476,7 @@ TEST(Fp8EmulationTest, ASplitLaunchWhoseGridIsNotTwoBlocksATileIsRefused) {
   auto buf = DeviceBuffer::Allocate(gpu, 1 << 18);
   ASSERT_TRUE(buf.ok());
   auto map = WeightMap(gpu, buf->ptr(), 256, 128, 64);
-  auto input_map = InputMap(gpu, buf->ptr(), 1, 128, 128, 32);
+  auto input_map = InputMap(gpu, buf->ptr(), 1, 128, 128, 1);
   ASSERT_TRUE(map.ok() && input_map.ok());
   auto launch = [&](uint32_t blocks) {
     return kernel
@@ -512,18 +513,20 @@ TEST(Fp8EmulationTest, AWgmmaLaunchWhoseInputMapDisagreesWithInputIsRefused) {
                  WgmmaList(*map, *input_map, buf->ptr(), 48, 128, 128, 136, 128))
         .launch();
   };
-  EXPECT_TRUE(launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 64)).ok());
-  const absl::Status elsewhere = launch(InputMap(gpu, buf->ptr().offset(256), 48, 128, 136, 64));
+  EXPECT_TRUE(launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 48)).ok());
+  const absl::Status elsewhere = launch(InputMap(gpu, buf->ptr().offset(256), 48, 128, 136, 48));
   EXPECT_EQ(elsewhere.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(elsewhere.message()),
               HasSubstr("with rows 272 bytes apart; input and a_row_stride say 0x"));
-  const absl::Status pitch = launch(InputMap(gpu, buf->ptr(), 48, 128, 128, 64));
+  const absl::Status pitch = launch(InputMap(gpu, buf->ptr(), 48, 128, 128, 48));
   EXPECT_THAT(std::string(pitch.message()),
               HasSubstr("both must describe the same activation rows"));
-  const absl::Status box = launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 32));
+  const absl::Status box = launch(InputMap(gpu, buf->ptr(), 48, 128, 136, 64));
   EXPECT_THAT(std::string(box.message()),
-              HasSubstr("(input_map) describes a 48 x 128 tensor with box 32 x 64"));
-  const absl::Status rows = launch(InputMap(gpu, buf->ptr(), 40, 128, 136, 64));
+              HasSubstr("(input_map) describes a 48 x 128 tensor with box 64 x 64; the kernel "
+                        "needs 48 x 128 2-byte elements with box 48 x 64"))
+      << "a box past m: TMA would zero-fill 16 rows the kernel does not wait for";
+  const absl::Status rows = launch(InputMap(gpu, buf->ptr(), 40, 128, 136, 40));
   EXPECT_THAT(std::string(rows.message()), HasSubstr("the kernel needs 48 x 128"));
 }
 
@@ -618,9 +621,8 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
                                {32u, 28672u, 4096u, "wg_m32_streamk"},
                                {20u, 9216u, 3072u, "wg_m32_streamk"},
                                {33u, 4096u, 4096u, "wg_m64_n64_split2"},
-                               {33u, 6144u, 4096u, "wg_m64_streamk"},
-                               {36u, 6144u, 4096u, "wg_m64_streamk"},
-                               {37u, 6144u, 4096u, "wg_m64_n64_split2"},
+                               {33u, 6144u, 4096u, "wg_m64_n64_split2"},
+                               {36u, 6144u, 4096u, "wg_m64_n64_split2"},
                                {64u, 6144u, 4096u, "wg_m64_n64_split2"},
                                {48u, 2048u, 2048u, "wg_m64_n64_split2"},
                                {48u, 4096u, 14336u, "wg_m64_streamk"},

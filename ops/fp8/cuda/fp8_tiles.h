@@ -89,8 +89,9 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // the TMA stage, 128 x 128 k, 128-byte swizzle) and the activations its B operand, Rows rows
 // staged per 128-k block in the same swizzle (two 64-k halves) by TMA too, in boxes of m rows
 // (the stage's rows past m keep stale values, whose accumulator columns are never stored).
-// H200, same-run A/B (bench/NOTES.md session 14): TMA boxes of m rows 2-10 % faster than
-// 128 producer threads' cp.asyncs at M = 17..36 (the path these kernels had there before); a
+// H200, same-run A/B (bench/NOTES.md session 14): TMA boxes of m rows took 0.90-1.03x the time
+// of 128 producer threads' cp.asyncs at M = 17..36 (the path these kernels had there before,
+// geomean 0.95 over 16 rows); a
 // box of the whole M tile, its rows past m zero-filled by the TMA unit, had run up to 12 % slower
 // than the cp.asyncs at M = 33 (session 13).
 // A tile's stage ring runs on mbarriers: `full` (the TMA bytes) and `empty` (one arrival a

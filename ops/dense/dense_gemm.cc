@@ -509,14 +509,19 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   } else if (args.splits != 0) {
     order = {SplitVariant(args), Variant::kWgmma128x128SplitK, Variant::kSplitK};
   } else {
+    const double sms = std::max(gpu_->device_info().sm_count, 1);
     if (args.m <= 8) order.push_back(Variant::kGemvM8);
-    if (args.m <= 16) {
+    // M = 9..16 on many 64 x 128 tiles (at least 0.6 of the SMs) runs faster on the wgmma tiles
+    // than on gemv_m16 (H200, bench/NOTES.md session 14: 1.05-1.30x at 80+ tiles, 0.94 at 64,
+    // 0.75-0.85x at 32-48).
+    const bool wgmma_over_gemv =
+        args.m > 8 && TileCount(kVariants[Variant::kWgmma64x128], args.m, args.n) >= 0.6 * sms;
+    if (args.m <= 16 && !wgmma_over_gemv) {
       order.push_back(Variant::kGemvM16);
       order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
     }
     // Wgmma tiles by the SM-waves their grid takes, each wave weighed by the time one tile
     // takes relative to a 128 x 256 tile (kTileCosts); ties keep the wider tile.
-    const double sms = std::max(gpu_->device_info().sm_count, 1);
     struct Candidate {
       Variant variant;
       double cost;

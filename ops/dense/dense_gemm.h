@@ -94,7 +94,8 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher, first variant that ships and can implement the call:
-  //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels;
+  //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels; but
+  //   M = 9..16 with 64 x 128 tiles for at least 0.6 of the SMs takes the wgmma tiles below;
   //   beyond: the sm_90a wgmma kernels (128 x 256, 192 x 192, 128 x 192, 128 x 128, 64 x 128 or
   //   64 x 64 tiles, the fewest SM-waves weighed by each tile's time; a split-K wgmma variant,
   //   64 x 128 for M <= 64, when its tiles fill at most a quarter of the SMs (a third: 3 splits of

@@ -303,7 +303,11 @@ TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);
   EXPECT_EQ(*dense_->Pick(Args(16, 4096, 4096)), Variant::kGemvM16);
-  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kGemvM16);
+  EXPECT_EQ(*dense_->Pick(Args(12, 8192, 8192)), Variant::kGemvM16) << "64 tiles of 64 x 128";
+  // M = 9..16 on 64 x 128 tiles for >= 0.6 of the SMs (80 of 132): the wgmma tiles.
+  EXPECT_EQ(*dense_->Pick(Args(12, 10240, 8192)), Variant::kWgmma64x128) << "80 tiles";
+  EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kWgmma64x128);
+  EXPECT_EQ(*dense_->Pick(Args(8, 151937, 4096)), Variant::kGemvM8) << "M <= 8: gemv_m8";
   // The wgmma tiles by waves x tile cost (128 x 256: 1, 192 x 192: 1.16, 128 x 192: 0.78,
   // 128 x 128: 0.55, 64 x 128: 0.30, 64 x 64: 0.16 on at most half the SMs), on the mock's 132
   // SMs:

@@ -91,9 +91,8 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // (the stage's rows past m keep stale values, whose accumulator columns are never stored).
 // H200, same-run A/B (bench/NOTES.md session 14): TMA boxes of m rows took 0.90-1.03x the time
 // of 128 producer threads' cp.asyncs at M = 17..36 (the path these kernels had there before,
-// geomean 0.95 over 16 rows); a
-// box of the whole M tile, its rows past m zero-filled by the TMA unit, had run up to 12 % slower
-// than the cp.asyncs at M = 33 (session 13).
+// geomean 0.95 over 16 rows); a box of the whole M tile, its rows past m zero-filled by the TMA
+// unit, had run up to 12 % slower than the cp.asyncs at M = 33 (session 13).
 // A tile's stage ring runs on mbarriers: `full` (the TMA bytes) and `empty` (one arrival a
 // consumer warpgroup).
 // Splits == 1: persistent blocks walk kN-row weight tiles (one scale row each).

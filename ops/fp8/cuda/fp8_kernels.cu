@@ -142,14 +142,16 @@ extern "C" __global__ void __launch_bounds__(TcM2F16Tile::kThreads, TcM2F16Tile:
 // M <= 32 and M <= 64 on warpgroup MMA (sm_90a): persistent, grid (min(ceil(N / 128), SMs)),
 // block 384, dynamic shared memory WgM32Tile / WgM64Tile::kSharedBytes. weight_map: the [N, K]
 // E4M3 weight, box 128 rows x 128 k, 128-byte swizzle; input_map: the [m, k] BF16 activations at
-// a_row_stride, box 64 k x m rows up to the M tile, 128-byte swizzle (`input`: the same rows).
+// a_row_stride, box 64 k x m rows up to the M tile, 128-byte swizzle. `input` and a_row_stride
+// name the same rows for the launch contract (the host emulation reads them there); the device
+// reads the activations through input_map only.
 extern "C" __global__ void __launch_bounds__(WgM32Tile::kThreads, 1)
     w8a16_gemm_wg_m32(const __grid_constant__ CUtensorMap weight_map,
                       const __grid_constant__ CUtensorMap input_map, const bf16* __restrict__ input,
                       const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
                       uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWgmma<WgM32Tile>(&weight_map, &input_map, input, block_scale, output, m, n, k,
-                                   a_row_stride, c_row_stride);
+  fp8_device::GemmWgmma<WgM32Tile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                   c_row_stride);
 }
 
 extern "C" __global__ void __launch_bounds__(WgM64Tile::kThreads, 1)
@@ -157,8 +159,8 @@ extern "C" __global__ void __launch_bounds__(WgM64Tile::kThreads, 1)
                       const __grid_constant__ CUtensorMap input_map, const bf16* __restrict__ input,
                       const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,
                       uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWgmma<WgM64Tile>(&weight_map, &input_map, input, block_scale, output, m, n, k,
-                                   a_row_stride, c_row_stride);
+  fp8_device::GemmWgmma<WgM64Tile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                   c_row_stride);
 }
 
 // 64-row weight tiles, K split over a cluster of 2 blocks (compile-time cluster dims), two
@@ -173,8 +175,8 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1)
                                      const float* __restrict__ block_scale,
                                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                                      uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWgmma<WgM32N64Split2Tile>(&weight_map, &input_map, input, block_scale, output, m,
-                                            n, k, a_row_stride, c_row_stride);
+  fp8_device::GemmWgmma<WgM32N64Split2Tile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                            c_row_stride);
 }
 
 extern "C" __global__ void __cluster_dims__(2, 1, 1)
@@ -185,8 +187,8 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1)
                                      const float* __restrict__ block_scale,
                                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                                      uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWgmma<WgM64N64Split2Tile>(&weight_map, &input_map, input, block_scale, output, m,
-                                            n, k, a_row_stride, c_row_stride);
+  fp8_device::GemmWgmma<WgM64N64Split2Tile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                            c_row_stride);
 }
 
 // wg_m32 / wg_m64's tiles shared out stream-K: grid (min(SMs, ceil(N / 128) x K / 128)), block
@@ -199,8 +201,8 @@ extern "C" __global__ void __launch_bounds__(WgM32StreamKTile::kThreads, 1)
                               bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                               uint32_t a_row_stride, uint32_t c_row_stride,
                               uint8_t* __restrict__ workspace) {
-  fp8_device::GemmWgmma<WgM32StreamKTile>(&weight_map, &input_map, input, block_scale, output, m, n,
-                                          k, a_row_stride, c_row_stride, workspace);
+  fp8_device::GemmWgmma<WgM32StreamKTile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                          c_row_stride, workspace);
 }
 
 extern "C" __global__ void __launch_bounds__(WgM64StreamKTile::kThreads, 1)
@@ -210,8 +212,8 @@ extern "C" __global__ void __launch_bounds__(WgM64StreamKTile::kThreads, 1)
                               bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                               uint32_t a_row_stride, uint32_t c_row_stride,
                               uint8_t* __restrict__ workspace) {
-  fp8_device::GemmWgmma<WgM64StreamKTile>(&weight_map, &input_map, input, block_scale, output, m, n,
-                                          k, a_row_stride, c_row_stride, workspace);
+  fp8_device::GemmWgmma<WgM64StreamKTile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                          c_row_stride, workspace);
 }
 #endif
 

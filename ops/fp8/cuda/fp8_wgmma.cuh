@@ -57,10 +57,9 @@ __device__ __forceinline__ uint32_t LoadAcquire(const uint32_t* p) {
 template <typename Tile>
 __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight_map,
                                           const CUtensorMap* __restrict__ input_map,
-                                          const bf16* __restrict__ input,
                                           const float* __restrict__ block_scale,
                                           bf16* __restrict__ output, uint32_t m, uint32_t n,
-                                          uint32_t k, uint32_t lda, uint32_t ldc,
+                                          uint32_t k, uint32_t ldc,
                                           uint8_t* __restrict__ workspace = nullptr) {
   extern __shared__ __align__(1024) uint8_t tma_smem[];  // 1024: the swizzled stages
   constexpr uint32_t kStages = Tile::kStages, kRows = Tile::kMaxM;

@@ -60,7 +60,7 @@ uint64_t Fp8Gemm::WorkspaceFlags(Variant v, const GemmArgs& args) const {
 }
 
 uint64_t Fp8Gemm::GemmWorkspaceBytes(const GemmArgs& args) const {
-  if (args.m <= 16 || args.m > 64) return 0;
+  if (args.m <= 8 || args.m > 64) return 0;
   const Variant v = args.m > 32 ? Variant::kWgM64StreamK : Variant::kWgM32StreamK;
   return Ships(v) ? WorkspaceBytes(v, args) : 0;
 }
@@ -288,7 +288,9 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
   const bool f16_full =
       TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n, args.w.k).grid.x};
-  // M = 17..64 on wgmma (sm_90a): wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
+  // M = 9..64 on wgmma (sm_90a; at M = 12 / 16 the wg kernels ran 0.86-0.88x tc_m16's time on
+  // o, gate_up, lm_head and N = 37888, 1.06x on down and N = 4608 x 3584: bench/NOTES.md
+  // sessions 15-16): wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
   // K split over 2 blocks, two blocks an SM) spread the same work over four times the blocks, each
   // about split_cost times dearer per byte. So the split wins when the wg kernels' waves are
@@ -296,7 +298,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // forced runs of both (bench/NOTES.md session 9): 7/5 at M <= 32, 8/5 at M <= 64; o, down, qkv
   // and N = 5120-11008 / 18944 go to the split (1.1-1.3x our BF16 dense at M <= 32), gate_up,
   // lm_head and N = 14336 to wg_m32 / wg_m64. Without wgmma: tc_m32, or tc_m64 while its blocks
-  // walk at most 4 tiles each (else m64).
+  // walk at most 4 tiles each (else m64); at M <= 16 tc_m16, then the seed's kernels.
   const bool wide = args.m > 32;
   const uint64_t wg_tiles =
       TileCount(kVariants[wide ? Variant::kWgM64 : Variant::kWgM32], 1, args.w.n);
@@ -307,7 +309,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant split = wide ? Variant::kWgM64N64Split2 : Variant::kWgM32N64Split2;
   if (args.m > 64) {
     order = {Variant::kM64};
-  } else if (args.m > 16) {
+  } else if (args.m > 8) {
     order = {split_first ? split : wg, split_first ? wg : split};
     // Given the workspace: stream-K first, or second after the split kernel where that is
     // estimated faster (StreamKFirst: at most two of its blocks an SM, so split_first holds;
@@ -315,7 +317,9 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     const Variant streamk = wide ? Variant::kWgM64StreamK : Variant::kWgM32StreamK;
     order.insert(order.begin() + (StreamKFirst(args.m, args.w.n, args.w.k, sms) ? 0 : 1), streamk);
     const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
-    if (!wide) {
+    if (args.m <= 16) {
+      order.insert(order.end(), {Variant::kTcM16, seed});
+    } else if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
     } else if (TileCount(tc_m64, 1, args.w.n) <=
                4 * uint64_t{Dims(tc_m64, args.w.n, args.w.k).grid.x}) {
@@ -325,13 +329,11 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     }
   } else if (args.m <= f16.max_m && f16_full) {
     order = {Variant::kTcM2F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
-  } else if (args.m <= 8) {
+  } else {
     order = many_tiles ? absl::InlinedVector<Variant, 5>{Variant::kTcM8, Variant::kTcM8Ldg,
                                                          Variant::kTcM16, seed}
                        : absl::InlinedVector<Variant, 5>{Variant::kTcM8Ldg, Variant::kTcM8,
                                                          Variant::kTcM16, seed};
-  } else {
-    order = {Variant::kTcM16, seed};
   }
   absl::Status last = absl::FailedPreconditionError("fp8: no variant");
   for (Variant v : order) {

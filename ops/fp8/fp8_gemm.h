@@ -9,7 +9,7 @@
 //   GPUOPS_RETURN_IF_ERROR(fp8.Gemm(args, stream));                   // the dispatcher
 //   GPUOPS_RETURN_IF_ERROR(fp8.Run(Variant::kM16, args, stream));     // or one variant
 //
-// Workspace (optional): for M = 17..64 the dispatcher runs the stream-K kernels when args.workspace
+// Workspace (optional): for M = 9..64 the dispatcher runs the stream-K kernels when args.workspace
 // holds GemmWorkspaceBytes(args) zero-filled bytes (else the split or persistent ones). Zero-fill
 // it once (e.g. gpu.Memset); every launch leaves it as it needs it. One workspace a stream: two
 // launches at once must not share it.
@@ -125,7 +125,7 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // and FP32 partials, one set a block (~32 KB at M <= 64 per SM); 0 for the other variants.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
   // The workspace the dispatcher would use for `args` (0: none): the stream-K kernel's at
-  // M = 17..64 where it ships. Given less, the dispatcher picks among the others.
+  // M = 9..64 where it ships. Given less, the dispatcher picks among the others.
   uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
   // How many uint32 flags open `v`'s workspace (StreamKWorkspace): zero before and after every
   // launch (0 for a variant without a workspace).
@@ -139,11 +139,10 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
   //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
   //               register loads: qkv, o, down); then the other, then tc_m16;
-  //   M <= 16:    tc_m16;
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
-  //   M <= 64:    on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
+  //   M = 9..64:  on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
   //               wg_m64_streamk (every SM an equal share of the k blocks of all 128-row
   //               tiles) unless the n64 split kernel is estimated faster (StreamKFirst: one
   //               wave of it on short K, e.g. o at N = K = 4096); without it, by the waves of
@@ -151,8 +150,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               <= 32, wg_m64_n64_split2 above) when 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs
   //               x waves, else wg_m32 / wg_m64 (on 132 SMs: the split for N <= 12032 at M <= 32, N
   //               <= 10496 above, and again within each later wave's first part); then the other;
-  //               without wgmma tc_m32 (M <= 32), or tc_m64 while its blocks walk at most 4 tiles,
-  //               then m64;
+  //               without wgmma tc_m16 then the seed's kernels (M <= 16), tc_m32 (M <= 32), or
+  //               tc_m64 while its blocks walk at most 4 tiles, then m64;
   //   M > 64:     m64 in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
@@ -173,7 +172,7 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
       kernels_;
 };
 
-// The dispatcher's choice at M = 17..64 given a workspace: whether stream-K (wg_m32_streamk /
+// The dispatcher's choice at M = 9..64 given a workspace: whether stream-K (wg_m32_streamk /
 // wg_m64_streamk) is estimated faster than the n64 split kernel on `sms` multiprocessors.
 bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms);
 

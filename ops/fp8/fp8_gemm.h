@@ -9,10 +9,10 @@
 //   GPUOPS_RETURN_IF_ERROR(fp8.Gemm(args, stream));                   // the dispatcher
 //   GPUOPS_RETURN_IF_ERROR(fp8.Run(Variant::kM16, args, stream));     // or one variant
 //
-// Workspace (optional): for M = 9..64 the dispatcher runs the stream-K kernels when args.workspace
-// holds GemmWorkspaceBytes(args) zero-filled bytes (else the split or persistent ones). Zero-fill
-// it once (e.g. gpu.Memset); every launch leaves it as it needs it. One workspace a stream: two
-// launches at once must not share it.
+// Workspace (optional): for M = 17..64 (and 9..16 on large weights) the dispatcher runs the
+// stream-K kernels when args.workspace holds GemmWorkspaceBytes(args) zero-filled bytes (else the
+// split or persistent ones). Zero-fill it once (e.g. gpu.Memset); every launch leaves it as it
+// needs it. One workspace a stream: two launches at once must not share it.
 //
 // Packed QKV: A and C rows need not be contiguous. With C = [m, q | k | v] (row pitch ldc), one
 // launch per projection writes its slot: args.c = the slot's first element, args.ldc = the
@@ -125,7 +125,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // and FP32 partials, one set a block (~32 KB at M <= 64 per SM); 0 for the other variants.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
   // The workspace the dispatcher would use for `args` (0: none): the stream-K kernel's at
-  // M = 9..64 where it ships. Given less, the dispatcher picks among the others.
+  // M = 17..64 (and M = 9..16 where WgmmaAtDecode) where it ships. Given less, the dispatcher picks
+  // among the others.
   uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
   // How many uint32 flags open `v`'s workspace (StreamKWorkspace): zero before and after every
   // launch (0 for a variant without a workspace).
@@ -142,6 +143,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
+  //   M <= 16:    tc_m16, then the seed's kernels, unless WgmmaAtDecode (weights of 64 MiB
+  //               and more): then as M = 17..32;
   //   M = 9..64:  on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
   //               wg_m64_streamk (every SM an equal share of the k blocks of all 128-row
   //               tiles) unless the n64 split kernel is estimated faster (StreamKFirst: one
@@ -171,6 +174,14 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   BoundVariants<kVariants, Fp8Args, Fp8StridedArgs, Fp8TmaArgs, Fp8WgmmaArgs, Fp8StreamKArgs>
       kernels_;
 };
+
+// Whether the dispatcher runs the wgmma kernels (wg_m32 / _n64_split2 / _streamk) at M = 9..16:
+// for weights of at least kWgmmaDecodeWeights E4M3 elements (64 MiB), where their higher
+// bandwidth outweighs tc_m16's shorter ramp (on the H200 at M = 12 / 16: 0.79-0.93x tc_m16's time
+// on N x K = 8192 x 8192 to 128256 x 4096, 1.0-1.4x on weights of 0.8-59 Mi elements;
+// bench/NOTES.md session 16). M = 17..64 always runs them.
+inline constexpr uint64_t kWgmmaDecodeWeights = uint64_t{1} << 26;
+bool WgmmaAtDecode(uint32_t m, uint32_t n, uint32_t k);
 
 // The dispatcher's choice at M = 9..64 given a workspace: whether stream-K (wg_m32_streamk /
 // wg_m64_streamk) is estimated faster than the n64 split kernel on `sms` multiprocessors.

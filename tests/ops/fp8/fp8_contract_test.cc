@@ -587,11 +587,18 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   ASSERT_TRUE(long_k.ok());
   EXPECT_EQ(*long_k, Variant::kTcM8) << "K = 14336: more than tc_m2_f16 stages";
   EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
-  // M = 9..64 by the waves of ceil(N / 128) tiles over 132 SMs: the n64 split while
-  // 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < 132 x waves, else wg_m32 / wg_m64.
-  EXPECT_EQ(Pick(9, 4096), "wg_m32_n64_split2") << "o";
+  // M = 9..16: tc_m16 on weights under 2^26 elements, the wgmma kernels from there on.
+  EXPECT_EQ(Pick(9, 4096), "tc_m16") << "o";
+  EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "pitched rows";
+  EXPECT_EQ(Pick(12, 16383), "tc_m16") << "one row short of 2^26 weights";
+  EXPECT_EQ(Pick(12, 16384), "wg_m32") << "2^26 weights: 128 tiles, one wave";
   EXPECT_EQ(Pick(16, 28672), "wg_m32") << "gate_up";
-  EXPECT_EQ(Pick(16, 6144, 4104, 0), "wg_m32_n64_split2") << "pitched rows";
+  auto big_square = gemm_->Pick(Args(16, 8192, 8192));
+  ASSERT_TRUE(big_square.ok());
+  EXPECT_EQ(*big_square, Variant::kWgM32N64Split2) << "8192 x 8192: 64 tiles";
+  // M = 17..64 (and 9..16 from 2^26 weights) by the waves of ceil(N / 128) tiles over 132 SMs:
+  // the n64 split while 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < 132 x waves, else wg_m32 /
+  // wg_m64.
   EXPECT_EQ(Pick(17, 4096), "wg_m32_n64_split2") << "o: 32 tiles";
   EXPECT_EQ(Pick(24, 6144), "wg_m32_n64_split2") << "qkv";
   EXPECT_EQ(Pick(32, 12032), "wg_m32_n64_split2") << "94 tiles: 658 < 660";
@@ -610,11 +617,12 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(48, 6144, 4104, 0), "wg_m64_n64_split2") << "pitched rows";
   EXPECT_EQ(Pick(48, 28672, 4104, 0), "wg_m64") << "pitched rows";
   EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
-  // Given the workspace it asks for, the dispatcher runs stream-K at M = 9..64 unless the split
-  // kernel is estimated faster (StreamKFirst); it asks for none outside 9..64.
+  // Given the workspace it asks for, the dispatcher runs stream-K at M = 17..64 (and 9..16 from
+  // 2^26 weights) unless the split kernel is estimated faster (StreamKFirst); it asks for none
+  // elsewhere.
   auto buf = gpu_.Alloc(1 << 22);
   ASSERT_TRUE(buf.ok());
-  for (auto [m, n, k, want] : {std::tuple{12u, 4096u, 4096u, "wg_m32_n64_split2"},
+  for (auto [m, n, k, want] : {std::tuple{12u, 8192u, 8192u, "wg_m32_n64_split2"},
                                {16u, 28672u, 4096u, "wg_m32_streamk"},
                                {17u, 4096u, 4096u, "wg_m32_n64_split2"},
                                {24u, 4096u, 14336u, "wg_m32_streamk"},
@@ -646,8 +654,9 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
     EXPECT_THAT(std::string(kVariants[*v].name), Not(HasSubstr("streamk")))
         << "a short workspace: the rule without one";
   }
-  for (uint32_t m : {1u, 8u, 65u, 4096u})
+  for (uint32_t m : {1u, 8u, 9u, 16u, 65u, 4096u})
     EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(m, 4096, 4096)), 0u) << m;
+  EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(8, 28672, 4096)), 0u) << "M = 8: tc_m8";
   EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
   auto refused = gemm_->Pick(Args(1, 4096, 100));
   ASSERT_FALSE(refused.ok());

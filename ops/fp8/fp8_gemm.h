@@ -140,12 +140,11 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
   //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
   //               register loads: qkv, o, down); then the other, then tc_m16;
+  //   M <= 16:    tc_m16, unless WgmmaAtDecode (weights of 64 MiB and more): then as below;
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
-  //   M <= 16:    tc_m16, then the seed's kernels, unless WgmmaAtDecode (weights of 64 MiB
-  //               and more): then as M = 17..32;
-  //   M = 9..64:  on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
+  //   M = 17..64: on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /
   //               wg_m64_streamk (every SM an equal share of the k blocks of all 128-row
   //               tiles) unless the n64 split kernel is estimated faster (StreamKFirst: one
   //               wave of it on short K, e.g. o at N = K = 4096); without it, by the waves of

@@ -59,12 +59,13 @@ uint64_t Fp8Gemm::WorkspaceFlags(Variant v, const GemmArgs& args) const {
   return layout ? uint64_t{layout->grid} * layout->consumers : 0;
 }
 
-bool WgmmaAtDecode(uint32_t m, uint32_t n, uint32_t k) {
-  return m > 8 && m <= 16 && uint64_t{n} * k >= kWgmmaDecodeWeights;
+bool DispatchesToWgmma(uint32_t m, uint32_t n, uint32_t k) {
+  if (m > 16) return m <= 64;
+  return m > 8 && uint64_t{n} * k >= kWgmmaDecodeWeights;
 }
 
 uint64_t Fp8Gemm::GemmWorkspaceBytes(const GemmArgs& args) const {
-  if (args.m > 64 || (args.m <= 16 && !WgmmaAtDecode(args.m, args.w.n, args.w.k))) return 0;
+  if (!DispatchesToWgmma(args.m, args.w.n, args.w.k)) return 0;
   const Variant v = args.m > 32 ? Variant::kWgM64StreamK : Variant::kWgM32StreamK;
   return Ships(v) ? WorkspaceBytes(v, args) : 0;
 }
@@ -292,7 +293,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
   const bool f16_full =
       TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n, args.w.k).grid.x};
-  // M = 17..64, and M = 9..16 on weights of 64 MiB and more (WgmmaAtDecode), on wgmma (sm_90a):
+  // M = 17..64, and M = 9..16 on weights of 64 MiB and more (DispatchesToWgmma), on wgmma (sm_90a):
   // wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
   // K split over 2 blocks, two blocks an SM) spread the same work over four times the blocks, each
@@ -312,7 +313,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant split = wide ? Variant::kWgM64N64Split2 : Variant::kWgM32N64Split2;
   if (args.m > 64) {
     order = {Variant::kM64};
-  } else if (args.m > 16 || WgmmaAtDecode(args.m, args.w.n, args.w.k)) {
+  } else if (DispatchesToWgmma(args.m, args.w.n, args.w.k)) {
     order = {split_first ? split : wg, split_first ? wg : split};
     // Given the workspace: stream-K first, or second after the split kernel where that is
     // estimated faster (StreamKFirst: at most two of its blocks an SM, so split_first holds;

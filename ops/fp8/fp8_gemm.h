@@ -124,9 +124,9 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // The workspace `v` needs for `args` (16-byte aligned, zero-filled): the stream-K kernels' flags
   // and FP32 partials, one set a block (~32 KB at M <= 64 per SM); 0 for the other variants.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
-  // The workspace the dispatcher would use for `args` (0: none): the stream-K kernel's at
-  // M = 17..64 (and M = 9..16 where WgmmaAtDecode) where it ships. Given less, the dispatcher picks
-  // among the others.
+  // The workspace the dispatcher would use for `args` (0: none): the stream-K kernel's, for the
+  // shapes DispatchesToWgmma gives the wgmma kernels, where it ships. Given less, the dispatcher
+  // picks among the others.
   uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
   // How many uint32 flags open `v`'s workspace (StreamKWorkspace): zero before and after every
   // launch (0 for a variant without a workspace).
@@ -140,7 +140,7 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
   //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
   //               register loads: qkv, o, down); then the other, then tc_m16;
-  //   M <= 16:    tc_m16, unless WgmmaAtDecode (weights of 64 MiB and more): then as below;
+  //   M <= 16:    tc_m16, unless DispatchesToWgmma (weights of 64 MiB and more): then as below;
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
@@ -174,13 +174,13 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
       kernels_;
 };
 
-// Whether the dispatcher runs the wgmma kernels (wg_m32 / _n64_split2 / _streamk) at M = 9..16:
-// for weights of at least kWgmmaDecodeWeights E4M3 elements (64 MiB), where their higher
-// bandwidth outweighs tc_m16's shorter ramp (on the H200 at M = 12 / 16: 0.79-0.93x tc_m16's time
-// on N x K = 8192 x 8192 to 128256 x 4096, 1.0-1.4x on weights of 0.8-59 Mi elements;
-// bench/NOTES.md session 16). M = 17..64 always runs them.
+// Whether the dispatcher runs the wgmma kernels (wg_m32 / wg_m64, their n64 split and stream-K
+// forms): at M = 17..64 always; at M = 9..16 for weights of at least kWgmmaDecodeWeights E4M3
+// elements (64 MiB), where their higher bandwidth outweighs tc_m16's shorter ramp. On the H200 at
+// M = 12 / 16 over 18 shapes (bench/NOTES.md session 16): from 2^26 elements 0.79-0.99x tc_m16's
+// time (geomean 0.91, 14 rows); below it 0.81-1.43x (geomean 1.07, 22 rows).
 inline constexpr uint64_t kWgmmaDecodeWeights = uint64_t{1} << 26;
-bool WgmmaAtDecode(uint32_t m, uint32_t n, uint32_t k);
+bool DispatchesToWgmma(uint32_t m, uint32_t n, uint32_t k);
 
 // The dispatcher's choice at M = 9..64 given a workspace: whether stream-K (wg_m32_streamk /
 // wg_m64_streamk) is estimated faster than the n64 split kernel on `sms` multiprocessors.

@@ -20,6 +20,10 @@ uint32_t EffectiveLdb(const GemmArgs& args) { return args.ldb == 0 ? args.k : ar
 // (median over the sweep's rows of 4+ waves of both, 0.73-0.83 p10-p90),
 // 128 x 128 0.52-0.55 and 64 x 128 0.31 (4096^3, several waves of each); 64 x 64 tiles run at
 // 0.16 while they occupy at most half the SMs and slow down beyond (memory-bound small tiles).
+// Session 17, forced against the dispatcher on 192 shapes at M = 96..1536 (time per wave over the
+// dispatcher's tile's, scaled by its cost; waves filling > 0.8 of the SMs): 192 x 128 0.78
+// (p10-p90 0.74-0.85; its 0.75 of the work, as 128 x 192), 192 x 64 0.50 (0.35-0.67: lowest
+// where M is one row of tiles and every block reads the same A).
 struct TileCost {
   Variant variant;
   double cost;
@@ -28,7 +32,9 @@ struct TileCost {
 constexpr TileCost kTileCosts[] = {{Variant::kWgmma128x256, 1.0, 1.0},
                                    {Variant::kWgmma192x192, 1.16, 1.0},
                                    {Variant::kWgmma128x192, 0.78, 1.0},
+                                   {Variant::kWgmma192x128, 0.78, 1.0},
                                    {Variant::kWgmma128x128, 0.55, 1.0},
+                                   {Variant::kWgmma192x64, 0.50, 1.0},
                                    {Variant::kWgmma64x128, 0.30, 1.0},
                                    {Variant::kWgmma64x64, 0.16, 0.5}};
 

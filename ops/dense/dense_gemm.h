@@ -96,10 +96,11 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // The dispatcher, first variant that ships and can implement the call:
   //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels; but
   //   M = 9..16 with 64 x 128 tiles for at least 0.6 of the SMs takes the wgmma tiles below;
-  //   beyond: the sm_90a wgmma kernels (128 x 256, 192 x 192, 128 x 192, 128 x 128, 64 x 128 or
-  //   64 x 64 tiles, the fewest SM-waves weighed by each tile's time; a split-K wgmma variant,
-  //   64 x 128 for M <= 64, when its tiles fill at most a quarter of the SMs (a third: 3 splits of
-  //   64 x 128 tiles, >= 4096 k each) and the args carry GemmWorkspaceBytes() of workspace), then
+  //   beyond: the sm_90a wgmma kernels (128 x 256, 192 x 192, 128 x 192, 192 x 128, 128 x 128,
+  //   192 x 64, 64 x 128 or 64 x 64 tiles, the fewest SM-waves weighed by each tile's time; a
+  //   split-K wgmma variant, 64 x 128 for M <= 64, when its tiles fill at most a quarter of the
+  //   SMs (a third: 3 splits of 64 x 128 tiles, >= 4096 k each) and the args carry
+  //   GemmWorkspaceBytes() of workspace), then
   //   pipelined (pipelined_ldb for a B stride or N not a multiple of 8), then scalar when nothing
   //   faster is shipped.
   //   args.splits != 0: the split-K wgmma variant for M, then the other, then splitk.

@@ -403,6 +403,12 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kWgmma192x192:
         fn = Wgmma<192, 3, false>;
         break;
+      case Variant::kWgmma192x128:
+        fn = Wgmma<128, 3, false>;
+        break;
+      case Variant::kWgmma192x64:
+        fn = Wgmma<64, 3, false>;
+        break;
     }
     registry.Register(spec.kernel, std::move(fn));
     if (!spec.second_kernel.empty()) registry.Register(spec.second_kernel, SplitKReduce);

@@ -40,6 +40,8 @@ enum class Variant : uint8_t {
   kWgmma128x256SplitK,
   kWgmma128x192,
   kWgmma192x192,
+  kWgmma192x128,
+  kWgmma192x64,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -329,6 +331,30 @@ inline constexpr VariantTable kVariants(
          .k_multiple = 8,
          .summary = "sm_90a: 192 x 192 tiles, three consumer warpgroups: M in multiples of 192 "
                     "without 128-row tiles' idle rows"},
+        {.variant = Variant::kWgmma192x128,
+         .name = "wgmma_192x128",
+         .kernel = "dense_gemm_bf16_wgmma_192x128",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<128, 3>::kM,
+         .tile_n = WgmmaTile<128, 3>::kN,
+         .block = {WgmmaTile<128, 3>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128, 3>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: 192 x 128 tiles, three consumer warpgroups: M = 129..192 in one row of "
+                    "tiles where 192-wide tiles leave SMs idle"},
+        {.variant = Variant::kWgmma192x64,
+         .name = "wgmma_192x64",
+         .kernel = "dense_gemm_bf16_wgmma_192x64",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<64, 3>::kM,
+         .tile_n = WgmmaTile<64, 3>::kN,
+         .block = {WgmmaTile<64, 3>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<64, 3>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: 192 x 64 tiles (wgmma m64n64k16), three consumer warpgroups: twice the "
+                    "tiles of 192 x 128 for narrow N"},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

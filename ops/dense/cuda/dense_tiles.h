@@ -113,7 +113,7 @@ struct PackTile {
   static constexpr uint32_t kRowMultiple = 8, kAlign = 256;
 };
 
-// dense_gemm_bf16_wgmma_128x{256,192,128}, _192x192 and _64x{128,64} (sm_90a): persistent,
+// dense_gemm_bf16_wgmma_128x{256,192,128}, _192x{192,128,64} and _64x{128,64} (sm_90a): persistent,
 // warp-specialized. One producer warpgroup issues TMA loads (128-byte swizzle) into kStages
 // shared-memory stages completing on mbarriers; kConsumers consumer warpgroups (2: 128-row tiles,
 // 3: 192-row tiles, 1: 64-row tiles for small M) each compute 64 x kN of the tile with
@@ -126,9 +126,11 @@ struct WgmmaTile {
   static constexpr uint32_t kConsumers = kConsumerGroups;
   static constexpr uint32_t kM = 64 * kConsumers, kN = kTileN, kK = 64;
   static constexpr uint32_t kThreads = 128 * (kConsumers + 1);
+  // As many stages as fit beside the epilogue for two and three consumers (192 x 64: 6,
+  // 192 x 128: 4); 64-row tiles stop at 8 / 10.
   static constexpr uint32_t kStages =
       kConsumers == 1   ? (kTileN == 64 ? 10 : 8)
-      : kConsumers == 3 ? 4
+      : kConsumers == 3 ? (kTileN == 64 ? 6 : 4)
                         : (kTileN == 256 ? 4 : kTileN == 192 ? 5 : 6);
   // setmaxnreg: the producer drops to kProducerRegisters, the consumers take what the 64 K
   // registers then leave them (a multiple of 8, at most 232).
@@ -196,7 +198,10 @@ inline constexpr uint32_t kWgmmaMaxSplits = 16;
 
 static_assert(WgmmaTile<256>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<192>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
-static_assert(WgmmaTile<192, 3>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<192, 3>::kSharedBytes <= 227 * 1024 &&
+                  WgmmaTile<128, 3>::kSharedBytes <= 227 * 1024 &&
+                  WgmmaTile<64, 3>::kSharedBytes <= 227 * 1024,
+              "fits the opt-in shared memory");
 static_assert(WgmmaTile<128>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<128, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<64, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");

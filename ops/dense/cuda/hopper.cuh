@@ -267,6 +267,22 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<192, 3>::kThreads, 1)
   dense_device::HopperGemm<192, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
+// 192 x 128 and 192 x 64 tiles (three consumer warpgroups, block 512, dynamic shared memory
+// WgmmaTile<128, 3> / WgmmaTile<64, 3>::kSharedBytes): M = 129..192 (and its multiples) in one
+// row of tiles, where narrower tiles fill the SMs.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 3>::kThreads, 1)
+    dense_gemm_bf16_wgmma_192x128(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<128, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<64, 3>::kThreads, 1)
+    dense_gemm_bf16_wgmma_192x64(const __grid_constant__ CUtensorMap a_map,
+                                 const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                 uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<64, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
 // WgmmaTile<128>::kSharedBytes.
 extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)

@@ -308,9 +308,9 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(12, 10240, 8192)), Variant::kWgmma64x128) << "80 tiles";
   EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kWgmma64x128);
   EXPECT_EQ(*dense_->Pick(Args(8, 151937, 4096)), Variant::kGemvM8) << "M <= 8: gemv_m8";
-  // The wgmma tiles by waves x tile cost (128 x 256: 1, 192 x 192: 1.16, 128 x 192: 0.78,
-  // 128 x 128: 0.55, 64 x 128: 0.30, 64 x 64: 0.16 on at most half the SMs), on the mock's 132
-  // SMs:
+  // The wgmma tiles by waves x tile cost (128 x 256: 1, 192 x 192: 1.16, 128 x 192 and
+  // 192 x 128: 0.78, 128 x 128: 0.55, 192 x 64: 0.50, 64 x 128: 0.30, 64 x 64: 0.16 on at most
+  // half the SMs), on the mock's 132 SMs:
   EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kWgmma64x64) << "64 tiles: 0.16";
   EXPECT_EQ(*dense_->Pick(Args(24, 5120, 4096)), Variant::kWgmma64x128)
       << "80 tiles of 64 x 64 need two half-waves (0.32) > 40 of 64 x 128 (0.30)";
@@ -325,6 +325,14 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(768, 6144, 4096)), Variant::kWgmma192x192)
       << "128 tiles of 192 x 192: one wave at 1.16 < 576 of 64 x 128 (5 waves at 0.30)";
   EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kWgmma128x256);
+  EXPECT_EQ(*dense_->Pick(Args(192, 8192, 8192)), Variant::kWgmma192x64)
+      << "128 tiles: one wave at 0.50 < 128 of 128 x 128 (0.55) < 384 of 64 x 128 (0.90)";
+  EXPECT_EQ(*dense_->Pick(Args(192, 4096, 8192)), Variant::kWgmma64x128)
+      << "96 tiles (0.30) < 64 of 192 x 64 (0.50)";
+  EXPECT_EQ(*dense_->Pick(Args(192, 16384, 2048)), Variant::kWgmma192x128)
+      << "128 tiles: one wave at 0.78 < 128 wide ones (1) < 256 of 192 x 64 (2 waves: 1.0)";
+  EXPECT_EQ(*dense_->Pick(Args(384, 3072, 8192)), Variant::kWgmma192x64)
+      << "96 tiles (0.50) < 72 of 128 x 128 (0.55)";
   EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kWgmma128x192)
       << "792 tiles (6 waves at 0.78) beat 1187 of 128 x 128 (9 at 0.55), 594 wide ones (5 at 1) "
          "and 2374 of 64 x 128 (18 at 0.30)";
@@ -381,7 +389,7 @@ TEST_F(DenseContractTest, PackedCopiesIntoTheWorkspaceRunsTheAlignedKernelAndCop
           Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(4100, 3, 1), ArgPtrAt(0, b_),
                  ArgPtrAt(1, ws_b), ArgU32At(2, 4100), ArgU32At(3, 4099), ArgU32At(4, 4099),
                  ArgU32At(5, 4104)),
-          Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128"), ArgPtrAt(2, ws_c),
+          Launch(KernelNamed("dense_gemm_bf16_wgmma_192x64"), ArgPtrAt(2, ws_c),
                  ArgU32At(3, 300), ArgU32At(4, 4100), ArgU32At(5, 4104)),
           Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 3, 1), ArgPtrAt(0, ws_c),
                  ArgPtrAt(1, DevicePtr(c_.address() + 2)), ArgU32At(2, 300), ArgU32At(3, 4100),

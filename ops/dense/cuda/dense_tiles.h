@@ -61,6 +61,7 @@ struct SplitKTile {
   static constexpr uint32_t kM = 16, kN = 16;
   static constexpr uint32_t kThreadsX = 16, kThreadsY = 16;
   static constexpr uint32_t kReduceThreads = 256;
+  static constexpr uint32_t kReduceBatch = 8;  // partials loaded at once per thread
   static constexpr uint32_t kMaxSplits = 64;
   static constexpr uint32_t kChunkAlign = 8;
 };

@@ -28,16 +28,29 @@ extern "C" __global__ void __launch_bounds__(SplitKTile::kThreadsX* SplitKTile::
   workspace[(static_cast<size_t>(split) * m + row) * n + col] = acc;
 }
 
-// Grid (ceil(N/256), M), block 256.
+// Grid (ceil(N/256), M), block 256. The partials of kReduceBatch splits are loaded before any is
+// added, so their loads are in flight together (one at a time, the reduce waited on each
+// in turn); the sum still runs in split order.
 extern "C" __global__ void __launch_bounds__(SplitKTile::kReduceThreads)
     dense_gemm_bf16_splitk_reduce(const float* __restrict__ workspace, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t splits) {
   const uint32_t col = blockIdx.x * SplitKTile::kReduceThreads + threadIdx.x;
   const uint32_t row = blockIdx.y;
   if (row >= m || col >= n) return;
+  const float* partial = workspace + static_cast<size_t>(row) * n + col;
+  const size_t split_stride = static_cast<size_t>(m) * n;
+  constexpr uint32_t kBatch = SplitKTile::kReduceBatch;
   float sum = 0.0f;
-  for (uint32_t s = 0; s < splits; ++s) {
-    sum = __fadd_rn(sum, workspace[(static_cast<size_t>(s) * m + row) * n + col]);
+  for (uint32_t first = 0; first < splits; first += kBatch) {
+    float v[kBatch];
+#pragma unroll
+    for (uint32_t j = 0; j < kBatch; ++j) {
+      v[j] = first + j < splits ? partial[(first + j) * split_stride] : 0.0f;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kBatch; ++j) {
+      if (first + j < splits) sum = __fadd_rn(sum, v[j]);
+    }
   }
   c[static_cast<size_t>(row) * n + col] = dense_device::ToBf16(sum);
 }

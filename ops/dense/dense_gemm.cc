@@ -486,15 +486,19 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
                                                        .k = k,
                                                        .splits = plan.splits}));
       }
-      // The reduce: one row per blockIdx.y, kReduceThreads columns per block.
+      // The reduce: one row per blockIdx.y, kReduceThreads columns per block. After the sm_90a
+      // split kernels it overlaps their launch: the reduce's sm_90a code waits for them in the
+      // kernel (griddepcontrol.wait) and they let it launch as they start.
       const LaunchDims reduce{
           {CeilDiv(n, SplitKTile::kReduceThreads), m, 1}, {SplitKTile::kReduceThreads, 1, 1}, 0};
-      plan.launches.push_back(splitk_reduce_.Launch(*gpu_, reduce,
-                                                    {.workspace = args.workspace.ptr(),
-                                                     .c = args.c.ptr(),
-                                                     .m = m,
-                                                     .n = n,
-                                                     .splits = plan.splits}));
+      plan.launches.push_back(splitk_reduce_
+                                  .Launch(*gpu_, reduce,
+                                          {.workspace = args.workspace.ptr(),
+                                           .c = args.c.ptr(),
+                                           .m = m,
+                                           .n = n,
+                                           .splits = plan.splits})
+                                  .overlap_previous(spec.shape == ArgShape::kTmaSplitK));
       return plan;
     }
   }

@@ -117,7 +117,7 @@ absl::Status KernelLaunch::launch(StreamHandle stream) const {
     values[i] = data;
   }
   const LaunchRequest request(kernel_, grid_, block_, shared_mem_bytes_, stream, args,
-                              values.data());
+                              values.data(), overlaps_previous_);
   return gpu_->Launch(request);
 }
 

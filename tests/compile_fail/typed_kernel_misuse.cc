@@ -25,7 +25,7 @@ void Use(GpuBackend& gpu, const TypedKernel<Args>& kernel, DevicePtr p, int coun
 #elif GPUOPS_CASE == 4  // a field of a type no kernel argument has
   (void)TypedKernel<BadArgs>::Bind(KernelHandle());
 #elif GPUOPS_CASE == 5  // a launch request not built by KernelLaunch
-  LaunchRequest request(KernelHandle(), {}, {}, 0, {}, {}, nullptr);
+  LaunchRequest request(KernelHandle(), {}, {}, 0, {}, {}, nullptr, false);
 #endif
   (void)count;
 }

@@ -132,7 +132,8 @@ std::string TraceText(const RecordedTrace& t) {
   for (size_t l = 0; l < n; ++l) {
     const mock::LaunchRecord& r = t.launches[l];
     StrAppend(&out, "#", r.sequence, " ", r.kernel, " grid ", ToString(r.grid), " block ",
-              ToString(r.block), " shared ", r.shared_mem_bytes, " bytes\n");
+              ToString(r.block), " shared ", r.shared_mem_bytes, " bytes",
+              r.overlaps_previous ? ", overlaps the previous launch" : "", "\n");
     for (size_t i = 0; i < r.args.size(); ++i) {
       char head[64];
       std::snprintf(head, sizeof(head), "    %-10s %-5s ", t.param_names[l][i].c_str(),
@@ -187,6 +188,7 @@ nlohmann::json TraceJson(const RecordedTrace& t) {
                         {"grid", {r.grid.x, r.grid.y, r.grid.z}},
                         {"block", {r.block.x, r.block.y, r.block.z}},
                         {"shared_mem_bytes", r.shared_mem_bytes},
+                        {"overlaps_previous", r.overlaps_previous},
                         {"stream", r.stream.id},
                         {"args", std::move(args)}});
   }

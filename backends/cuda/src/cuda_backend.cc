@@ -152,6 +152,26 @@ class CudaBackend final : public GpuBackend {
                           request.shared_mem_bytes, ")"),
                    kernel->name());
     }));
+    // Programmatic dependent launch exists from sm_90 (and a driver with cuLaunchKernelEx);
+    // without it the launch keeps plain stream order, which is always correct.
+    if (request.overlaps_previous && info_.arch_major >= 9 && api_.cuLaunchKernelEx != nullptr) {
+      CUlaunchAttribute overlap{};
+      overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      overlap.value.programmatic_stream_serialization_allowed = 1;
+      const CUlaunchConfig config{.grid_x = request.grid.x,
+                                  .grid_y = request.grid.y,
+                                  .grid_z = request.grid.z,
+                                  .block_x = request.block.x,
+                                  .block_y = request.block.y,
+                                  .block_z = request.block.z,
+                                  .shared_bytes = request.shared_mem_bytes,
+                                  .stream = Native(request.stream),
+                                  .attrs = &overlap,
+                                  .num_attrs = 1};
+      return Check(api_.cuLaunchKernelEx(&config, fn, const_cast<void**>(request.param_values),
+                                         nullptr),
+                   "cuLaunchKernelEx(programmatic stream serialization)", kernel->name());
+    }
     return Check(api_.cuLaunchKernel(fn, request.grid.x, request.grid.y, request.grid.z,
                                      request.block.x, request.block.y, request.block.z,
                                      request.shared_mem_bytes, Native(request.stream),

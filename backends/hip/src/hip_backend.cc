@@ -145,6 +145,7 @@ class HipBackend final : public GpuBackend {
     GPUOPS_ASSIGN_OR_RETURN(const BookKernel* kernel, modules_.ForLaunch(request));
     GPUOPS_RETURN_IF_ERROR(EnterStream(request.stream, "launch", /*capturable=*/true));
     // AMD's LDS has no opt-in: KernelLaunch has held the request to the device's limit.
+    // overlaps_previous: HIP keeps plain stream order (always correct for such a kernel).
     return Check(api_.hipModuleLaunchKernel(reinterpret_cast<hipFunction_t>(kernel->native),
                                             request.grid.x, request.grid.y, request.grid.z,
                                             request.block.x, request.block.y, request.block.z,

@@ -65,7 +65,8 @@ std::string ToString(const LaunchRecord& r) {
   });
   return StrCat("launch #", r.sequence, " ", r.kernel, " (module ", r.module, ") grid ",
                 gpuops::ToString(r.grid), " block ", gpuops::ToString(r.block), " smem ",
-                r.shared_mem_bytes, " stream ", r.stream.id,
+                r.shared_mem_bytes, r.overlaps_previous ? " overlaps previous" : "", " stream ",
+                r.stream.id,
                 r.graph.id != 0 ? StrCat(" graph ", r.graph.id) : "", " args [", args, "]");
 }
 
@@ -460,6 +461,7 @@ absl::Status RecordingBackend::Launch(const LaunchRequest& request) {
     record.grid = request.grid;
     record.block = request.block;
     record.shared_mem_bytes = request.shared_mem_bytes;
+    record.overlaps_previous = request.overlaps_previous;
     record.stream = request.stream;
     record.args.reserve(request.args.size());
     for (size_t i = 0; i < request.args.size(); ++i) {

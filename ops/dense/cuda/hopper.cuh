@@ -114,6 +114,9 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   const uint32_t units = tiles * splits;
   const uint32_t k_blocks = (k + T::kK - 1) / T::kK;
 
+  // The split-K reduce that follows waits for this grid in its kernel, so it may launch now
+  // (programmatic dependent launch): its launch overlaps this grid instead of following it.
+  if constexpr (kSplitK) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < T::kStages; ++s) {
       MbarInit(&full[s], 1);

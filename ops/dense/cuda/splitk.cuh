@@ -34,6 +34,11 @@ extern "C" __global__ void __launch_bounds__(SplitKTile::kThreadsX* SplitKTile::
 extern "C" __global__ void __launch_bounds__(SplitKTile::kReduceThreads)
     dense_gemm_bf16_splitk_reduce(const float* __restrict__ workspace, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t splits) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched to overlap the split kernel (programmatic dependent launch): wait here until it
+  // has completed and its partials are visible. Without that launch mode this returns at once.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
   const uint32_t col = blockIdx.x * SplitKTile::kReduceThreads + threadIdx.x;
   const uint32_t row = blockIdx.y;
   if (row >= m || col >= n) return;

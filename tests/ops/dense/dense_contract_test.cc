@@ -125,6 +125,8 @@ TEST_F(DenseContractTest, SplitKLaunchesPartialThenReduceOverTheWorkspace) {
                           Launch(KernelNamed("dense_gemm_bf16_splitk_reduce"), GridIs(1, 4, 1),
                                  BlockIs(256, 1, 1), ArgPtrAt(0, ws_), ArgPtrAt(1, c_),
                                  ArgU32At(2, 4), ArgU32At(3, 200), ArgU32At(4, 8))));
+  // The sm_80 partial kernel does not let its reduce launch early: plain stream order.
+  EXPECT_FALSE(gpu_.launches()[1].overlaps_previous);
 }
 
 struct Refusal {
@@ -258,6 +260,9 @@ TEST_F(DenseContractTest, WgmmaSplitKLaunchesUnitsThenReducesInSplitOrder) {
                          BlockIs(384, 1, 1), ArgPtrAt(2, ws_), ArgU32At(6, 4)),
                   Launch(KernelNamed("dense_gemm_bf16_splitk_reduce"), GridIs(16, 128, 1),
                          ArgPtrAt(0, ws_), ArgPtrAt(1, c_), ArgU32At(4, 4))));
+  // After the sm_90a split kernel the reduce overlaps its launch (it waits in the kernel).
+  EXPECT_FALSE(gpu_.launches()[0].overlaps_previous);
+  EXPECT_TRUE(gpu_.launches()[1].overlaps_previous);
 }
 
 TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {

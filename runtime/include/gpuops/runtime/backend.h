@@ -52,18 +52,23 @@ class LaunchRequest {
   const absl::Span<const LaunchArg> args;
   // args[i].data for every i, in the form cuLaunchKernel and hipModuleLaunchKernel take.
   void* const* const param_values;
+  // KernelLaunch::overlap_previous: the kernel itself waits for the previous launch on its stream
+  // before reading what that launch wrote, so the backend may start it early.
+  const bool overlaps_previous;
 
  private:
   friend class KernelLaunch;
   LaunchRequest(KernelHandle kernel, Dim3 grid, Dim3 block, uint32_t shared_mem_bytes,
-                StreamHandle stream, absl::Span<const LaunchArg> args, void* const* param_values)
+                StreamHandle stream, absl::Span<const LaunchArg> args, void* const* param_values,
+                bool overlaps_previous)
       : kernel(kernel),
         grid(grid),
         block(block),
         shared_mem_bytes(shared_mem_bytes),
         stream(stream),
         args(args),
-        param_values(param_values) {}
+        param_values(param_values),
+        overlaps_previous(overlaps_previous) {}
 };
 
 // Thread safety: every method may be called from several threads at once (CUDA: a driver

@@ -62,6 +62,14 @@ class KernelLaunch {
   KernelLaunch& dims(const LaunchDims& d) {
     return grid(d.grid).block(d.block).shared_mem(d.shared_mem_bytes);
   }
+  // Only for a kernel that waits, in the kernel, for the previous launch on its stream before it
+  // reads anything that launch writes (griddepcontrol.wait on sm_90): the backend may then start
+  // it while that launch finishes (CUDA on sm_90+: programmatic dependent launch), hiding the
+  // launch gap. Elsewhere the launch keeps plain stream order.
+  KernelLaunch& overlap_previous(bool on = true) {
+    overlaps_previous_ = on;
+    return *this;
+  }
 
   KernelLaunch& arg_ptr(DevicePtr ptr) { return Append(ArgKind::kPtr, ptr.address()); }
   KernelLaunch& arg_u32(uint32_t value) { return Append(ArgKind::kU32, value); }
@@ -88,6 +96,7 @@ class KernelLaunch {
   // What the launch holds, for plans and traces.
   KernelHandle kernel() const { return kernel_; }
   LaunchDims launch_dims() const { return {grid_, block_, shared_mem_bytes_}; }
+  bool overlaps_previous() const { return overlaps_previous_; }
   size_t arg_count() const { return slots_.size(); }
   ArgKind arg_kind(size_t i) const { return slots_[i].kind; }
   absl::Span<const std::byte> arg_bytes(size_t i) const {
@@ -127,6 +136,7 @@ class KernelLaunch {
   Dim3 grid_{0, 0, 0};  // unset: rejected as a zero grid
   Dim3 block_{0, 0, 0};
   uint32_t shared_mem_bytes_ = 0;
+  bool overlaps_previous_ = false;
   absl::InlinedVector<Slot, 16> slots_;
   absl::InlinedVector<uint64_t, 32> words_;  // argument values, 8-byte aligned
 };

@@ -27,6 +27,26 @@ using CUgraphExec = struct CUgraphExec_st*;
 struct alignas(64) CUtensorMap {
   uint64_t opaque[16];
 };
+// cuLaunchKernelEx's configuration (cuda.h's CUlaunchAttribute and CUlaunchConfig): an attribute
+// is its 4-byte id, padding to 8, and a 64-byte value union (8-byte aligned).
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union alignas(8) {
+    char bytes[64];
+    int programmatic_stream_serialization_allowed;
+  } value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72);
+struct CUlaunchConfig {
+  unsigned grid_x, grid_y, grid_z;
+  unsigned block_x, block_y, block_z;
+  unsigned shared_bytes;
+  CUstream stream;
+  CUlaunchAttribute* attrs;
+  unsigned num_attrs;
+};
+inline constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
@@ -101,6 +121,8 @@ inline constexpr int CU_GET_PROC_ADDRESS_SUCCESS = 0;
     (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \
      unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,  \
      void** extra))                                                                              \
+  X(cuLaunchKernelEx, 12000, false,                                                              \
+    (const CUlaunchConfig* config, CUfunction fn, void** params, void** extra))                  \
   X(cuStreamCreate, 12000, true, (CUstream * stream, unsigned flags))                            \
   X(cuStreamDestroy, 12000, true, (CUstream stream))                                             \
   X(cuStreamSynchronize, 12000, true, (CUstream stream))                                         \

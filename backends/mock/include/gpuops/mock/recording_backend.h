@@ -50,6 +50,8 @@ struct LaunchRecord {
   Dim3 grid;
   Dim3 block;
   uint32_t shared_mem_bytes = 0;
+  // KernelLaunch::overlap_previous (the mock runs launches in stream order regardless).
+  bool overlaps_previous = false;
   StreamHandle stream;
   std::vector<RecordedArg> args;
   GraphHandle graph;  // the graph that replayed this launch; id 0 for a direct launch

@@ -757,12 +757,13 @@ TEST(DenseConcurrencyTest, OneLoadedFamilyServesSeveralThreadsAtOnce) {
   constexpr int kThreads = 4;
   mock::RecordingBackend gpu;
   std::vector<std::thread> loaders;
-  std::vector<bool> loaded(kThreads, false);
+  // One byte per thread (std::vector<bool> packs them into one shared word: a race).
+  std::vector<char> loaded(kThreads, 0);
   for (int t = 0; t < kThreads; ++t) {
-    loaders.emplace_back([&, t] { loaded[t] = DenseGemm::Load(gpu).ok(); });
+    loaders.emplace_back([&, t] { loaded[t] = DenseGemm::Load(gpu).ok() ? 1 : 0; });
   }
   for (auto& th : loaders) th.join();
-  EXPECT_THAT(loaded, ::testing::Each(true));
+  EXPECT_THAT(loaded, ::testing::Each(1));
 
   auto dense = DenseGemm::Load(gpu);
   ASSERT_TRUE(dense.ok()) << dense.status();

@@ -8,35 +8,12 @@
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 #include "gpuops/runtime/tensor_map.h"
+#include "ops/dense/dense_time_model.h"
 
 namespace gpuops::ops::dense {
 namespace {
 
 uint32_t EffectiveLdb(const GemmArgs& args) { return args.ldb == 0 ? args.k : args.ldb; }
-
-// The wgmma tiles the dispatcher weighs: the time one tile takes relative to a 128 x 256 tile,
-// and the share of the SMs whose tiles run at that speed together (H200, bench/NOTES.md, sessions
-// 6-7): 192 x 192 1.16 (its 1.125 tiles' work at 128 x 192's efficiency), 128 x 192 0.77
-// (median over the sweep's rows of 4+ waves of both, 0.73-0.83 p10-p90),
-// 128 x 128 0.52-0.55 and 64 x 128 0.31 (4096^3, several waves of each); 64 x 64 tiles run at
-// 0.16 while they occupy at most half the SMs and slow down beyond (memory-bound small tiles).
-// Session 17, forced against the dispatcher on 192 shapes at M = 96..1536 (time per wave over the
-// dispatcher's tile's, scaled by its cost; waves filling > 0.8 of the SMs): 192 x 128 0.78
-// (p10-p90 0.74-0.85; its 0.75 of the work, as 128 x 192), 192 x 64 0.50 (0.35-0.67: lowest
-// where M is one row of tiles and every block reads the same A).
-struct TileCost {
-  Variant variant;
-  double cost;
-  double sm_share;
-};
-constexpr TileCost kTileCosts[] = {{Variant::kWgmma128x256, 1.0, 1.0},
-                                   {Variant::kWgmma192x192, 1.16, 1.0},
-                                   {Variant::kWgmma128x192, 0.78, 1.0},
-                                   {Variant::kWgmma192x128, 0.78, 1.0},
-                                   {Variant::kWgmma128x128, 0.55, 1.0},
-                                   {Variant::kWgmma192x64, 0.50, 1.0},
-                                   {Variant::kWgmma64x128, 0.30, 1.0},
-                                   {Variant::kWgmma64x64, 0.16, 0.5}};
 
 // Whether every operand suits the 16-byte kernels: A, B and C 16-byte aligned, K and ldb
 // multiples of 8.
@@ -320,40 +297,38 @@ uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
                        sizeof(float));
 }
 
-// Measured on the H200 (bench/NOTES.md, split-K): 4 splits of 32 tiles run 1.13x (K = 4096)
-// to 1.63x (K = 14336) faster than the 32 tiles alone; 2 splits of 48 tiles ran slower, the
-// FP32 partials and the reduce costing more than the idle SMs.
-bool DenseGemm::WorthSplitting(const GemmArgs& args) const {
-  return Worth(SplitVariant(args), args);
+uint32_t DenseGemm::SmCount() const {
+  return static_cast<uint32_t>(std::max(gpu_->device_info().sm_count, 1));
 }
 
-// Measured (bench/NOTES.md): 4 splits pay, and 2 or 3 when each split still runs 8192 k or more;
-// 3 splits of 64 x 128 tiles pay from 4096 k each (40 tiles, K = 14336: 1.04-1.08x cuBLAS split,
-// 0.82-0.99x not); fewer, shorter splits cost their FP32 partials and the reduce more than they
-// gain.
-bool DenseGemm::Worth(Variant split, const GemmArgs& args) const {
-  const uint32_t splits = SplitsFor(split, args);
-  const uint32_t k_each = args.k / std::max(splits, 1u);
-  const bool pays = splits >= 4 || (splits >= 2 && k_each >= 8192) ||
-                    (split == Variant::kWgmma64x128SplitK && splits == 3 && k_each >= 4096);
-  return args.m > 16 && pays && Ships(split);
-}
-
-Variant DenseGemm::SplitVariant(const GemmArgs& args) const {
-  if (args.m <= kVariants[Variant::kWgmma64x128SplitK].tile_m &&
-      Ships(Variant::kWgmma64x128SplitK)) {
-    return Variant::kWgmma64x128SplitK;
+DenseGemm::ModeledOrder DenseGemm::ByPredictedTime(const GemmArgs& args,
+                                                   uint64_t workspace_bytes) const {
+  const uint32_t sms = SmCount();
+  struct Candidate {
+    Variant variant;
+    double micros;
+  };
+  absl::InlinedVector<Candidate, kModeledVariants> candidates;
+  for (const VariantSpec& spec : kVariants.rows()) {
+    if (!Modeled(spec.variant) || !Ships(spec.variant)) continue;
+    uint32_t splits = 1;
+    if (!spec.second_kernel.empty()) {
+      // A split variant: only where its split count was measured to pay at all (M > 16, two
+      // splits or more) and the workspace covers its partials.
+      splits = Splits(spec.variant, args);
+      if (args.m <= 16 || splits < 2 || WorkspaceBytes(spec.variant, args) > workspace_bytes) {
+        continue;
+      }
+    }
+    candidates.push_back(
+        {spec.variant, *PredictMicros(spec.variant, args.m, args.n, args.k, splits, sms)});
   }
-  // 128 x 256 tiles split only where they were measured ahead (bench/NOTES.md, session 6): M >
-  // 128, each split >= 8192 k, and more 64 x 128 tiles than SMs (fewer run as fast unsplit).
-  const Variant wide = Variant::kWgmma128x256SplitK;
-  const uint32_t splits = SplitsFor(wide, args);
-  const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
-  if (args.m > kVariants[wide].tile_m && splits >= 2 && args.k / splits >= 8192 &&
-      TileCount(kVariants[Variant::kWgmma64x128], args.m, args.n) > sms && Ships(wide)) {
-    return wide;
-  }
-  return Variant::kWgmma128x128SplitK;
+  // Ties keep the variants table's order.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.micros < y.micros; });
+  ModeledOrder order;
+  for (const Candidate& c : candidates) order.push_back(c.variant);
+  return order;
 }
 
 uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
@@ -362,7 +337,9 @@ uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
                ? WorkspaceBytes(Variant::kPacked, args)
                : 0;
   }
-  return WorthSplitting(args) ? WorkspaceBytes(SplitVariant(args), args) : 0;
+  if (args.splits != 0) return 0;
+  const ModeledOrder order = ByPredictedTime(args, UINT64_MAX);
+  return order.empty() ? 0 : WorkspaceBytes(order.front(), args);
 }
 
 absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& spec,
@@ -510,14 +487,24 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // go to the kernels that take any alignment (packed: given GemmWorkspaceBytes of workspace);
   // scalar is the last resort.
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
-  // gemv, tensor-core, a split variant, every wgmma tile, pipelined, tc_ldb and scalar: sized so
-  // that the dispatcher never allocates.
-  absl::InlinedVector<Variant, std::size(kTileCosts) + 7> order;
+  // gemv, tensor-core, the modeled wgmma variants, pipelined, tc_ldb and scalar: sized so that
+  // the dispatcher never allocates.
+  absl::InlinedVector<Variant, kModeledVariants + 7> order;
   if (!SixteenByteOperands(args) && args.splits == 0) {
     order = {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Unaligned,
              Variant::kPacked, Variant::kScalar};
   } else if (args.splits != 0) {
-    order = {SplitVariant(args), Variant::kWgmma128x128SplitK, Variant::kSplitK};
+    // The split variants by their predicted time at the given split count, then splitk.
+    const uint32_t sms = SmCount();
+    for (Variant v : {Variant::kWgmma64x128SplitK, Variant::kWgmma128x128SplitK,
+                      Variant::kWgmma128x256SplitK}) {
+      order.push_back(v);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](Variant x, Variant y) {
+      return *PredictMicros(x, args.m, args.n, args.k, args.splits, sms) <
+             *PredictMicros(y, args.m, args.n, args.k, args.splits, sms);
+    });
+    order.push_back(Variant::kSplitK);
   } else {
     const double sms = std::max(gpu_->device_info().sm_count, 1);
     if (args.m <= 8) order.push_back(Variant::kGemvM8);
@@ -530,27 +517,10 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
       order.push_back(Variant::kGemvM16);
       order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
     }
-    // Wgmma tiles by the SM-waves their grid takes, each wave weighed by the time one tile
-    // takes relative to a 128 x 256 tile (kTileCosts); ties keep the wider tile.
-    struct Candidate {
-      Variant variant;
-      double cost;
-    };
-    absl::InlinedVector<Candidate, std::size(kTileCosts)> tiles;
-    for (const TileCost& t : kTileCosts) {
-      const double waves =
-          std::ceil(TileCount(kVariants[t.variant], args.m, args.n) / std::max(1.0, sms * t.sm_share));
-      tiles.push_back({t.variant, waves * t.cost});
-    }
-    std::stable_sort(tiles.begin(), tiles.end(),
-                     [](const Candidate& x, const Candidate& y) { return x.cost < y.cost; });
-    // Split only into a workspace whose size is known to cover it.
-    const Variant split = SplitVariant(args);
-    if (Worth(split, args) && !args.workspace.unchecked() &&
-        args.workspace.bytes() >= WorkspaceBytes(split, args)) {
-      order.push_back(split);
-    }
-    for (const Candidate& c : tiles) order.push_back(c.variant);
+    // The wgmma tiles and split variants by predicted time (dense_time_model.h); a split
+    // variant only into a workspace whose size is known to cover it.
+    const uint64_t workspace = args.workspace.unchecked() ? 0 : args.workspace.bytes();
+    for (Variant v : ByPredictedTime(args, workspace)) order.push_back(v);
     order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
     if (strided) order.push_back(Variant::kTensorCoreLdb);
     order.push_back(Variant::kScalar);

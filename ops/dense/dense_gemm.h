@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <variant>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "gpuops/runtime/backend.h"
 #include "gpuops/runtime/device_span.h"
@@ -28,6 +29,7 @@
 #include "gpuops/runtime/module.h"
 #include "gpuops/runtime/typed_kernel.h"
 #include "ops/dense/dense_args.h"
+#include "ops/dense/dense_time_model.h"
 #include "ops/dense/dense_variants.h"
 #include "ops/family_kit.h"
 
@@ -95,15 +97,14 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
 
   // The dispatcher, first variant that ships and can implement the call:
   //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels; but
-  //   M = 9..16 with 64 x 128 tiles for at least 0.6 of the SMs takes the wgmma tiles below;
-  //   beyond: the sm_90a wgmma kernels (128 x 256, 192 x 192, 128 x 192, 192 x 128, 128 x 128,
-  //   192 x 64, 64 x 128 or 64 x 64 tiles, the fewest SM-waves weighed by each tile's time; a
-  //   split-K wgmma variant, 64 x 128 for M <= 64, when its tiles fill at most a quarter of the
-  //   SMs (a third: 3 splits of 64 x 128 tiles, >= 4096 k each) and the args carry
-  //   GemmWorkspaceBytes() of workspace), then
-  //   pipelined (pipelined_ldb for a B stride or N not a multiple of 8), then scalar when nothing
-  //   faster is shipped.
-  //   args.splits != 0: the split-K wgmma variant for M, then the other, then splitk.
+  //   M = 9..16 with 64 x 128 tiles for at least 0.6 of the SMs takes the wgmma variants below;
+  //   beyond: the sm_90a wgmma variants by the time the model of dense_time_model.h predicts
+  //   for the shape: the eight tiles (128 x 256 ... 64 x 64), and the split-K ones where M > 16,
+  //   they run two splits or more and the args carry a sized workspace that covers them
+  //   (GemmWorkspaceBytes() gives the fastest one's); then pipelined (pipelined_ldb for a B
+  //   stride or N not a multiple of 8), then scalar when nothing faster is shipped.
+  //   args.splits != 0: the split-K wgmma variants by predicted time at that split count, then
+  //   splitk.
   //   Operands the 16-byte kernels cannot read (A, B or C not 16-byte aligned, K or ldb not a
   //   multiple of 8): gemv_m8 / _m16 / _m32_unaligned for M <= 32, packed beyond (given
   //   GemmWorkspaceBytes() of workspace), scalar when neither can run.
@@ -134,12 +135,13 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   absl::StatusOr<TmaMaps> EncodeTmaMaps(const VariantSpec& spec, const GemmArgs& args) const;
   // The split count a split-K variant runs: args.splits, or SplitsFor when that is 0.
   uint32_t Splits(Variant v, const GemmArgs& args) const;
-  // Whether the dispatcher would take a split-K wgmma variant for `args` given the workspace,
-  // and which: wgmma_64x128_splitk for M <= 64; wgmma_128x256_splitk for M > 128 with long
-  // splits where 64 x 128 tiles would take more than one wave; else wgmma_128x128_splitk.
-  bool WorthSplitting(const GemmArgs& args) const;
-  bool Worth(Variant split, const GemmArgs& args) const;
-  Variant SplitVariant(const GemmArgs& args) const;
+  // The wgmma variants the time model covers (dense_time_model.h), fastest predicted first for
+  // `args`: each shipped tile, and each shipped split variant where M > 16, SplitsFor gives it
+  // two splits or more and `workspace_bytes` covers its partials.
+  using ModeledOrder = absl::InlinedVector<Variant, kModeledVariants>;
+  // The device's SM count, at least 1.
+  uint32_t SmCount() const;
+  ModeledOrder ByPredictedTime(const GemmArgs& args, uint64_t workspace_bytes) const;
   // Appends the launch of the variant's kernel with `args` to `plan`.
   template <typename Args>
   absl::Status AddLaunch(GemmPlan& plan, const VariantSpec& spec, const LaunchDims& dims,

@@ -265,44 +265,47 @@ TEST_F(DenseContractTest, WgmmaSplitKLaunchesUnitsThenReducesInSplitOrder) {
   EXPECT_TRUE(gpu_.launches()[1].overlaps_previous);
 }
 
+// The wgmma variants go by the time dense_time_model.h predicts; the figures in the comments are
+// the model's and, after the slash, the H200's (forced variants, bench/results/
+// 2026-12-03-s18-grid-*.csv), in microseconds.
 TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
+  // 32 tiles of 128 x 128 in 4 splits of 3584 k: 43.2 / 42.9; 64 x 128 tiles in 2 splits
+  // 47.1 / 43.6; unsplit 64 x 64 tiles 50.9 / 46.0.
   GemmArgs args = Args(128, 4096, 14336);
   const uint64_t need = dense_->GemmWorkspaceBytes(args);
   EXPECT_EQ(need, dense_->WorkspaceBytes(Variant::kWgmma128x128SplitK, args));
-  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x128) << "no workspace given";
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x128SplitK, args), 4u);
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x64) << "no workspace given";
   args.workspace = DeviceSpan(ws_, need - 1);
-  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x128) << "workspace too small";
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x128SplitK)
+      << "too small for 4 splits of 128 x 128, enough for 2 of 64 x 128";
+  args.workspace = DeviceSpan(ws_, dense_->WorkspaceBytes(Variant::kWgmma64x128SplitK, args) - 1);
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x64) << "too small for either";
   args.workspace = DeviceSpan::Unchecked(ws_);
-  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x128) << "workspace of unknown size";
+  EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma64x64) << "workspace of unknown size";
   args.workspace = DeviceSpan(ws_, need);
   EXPECT_EQ(*dense_->Pick(args), Variant::kWgmma128x128SplitK);
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 151937, 4096)), 0u) << "1187 tiles: no split";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 6144, 4096)), 0u) << "48 tiles: 2 splits";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(16, 4096, 4096)), 0u) << "decode takes gemv";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(1024, 4096, 4096)), 0u) << "256 tiles";
-  // M <= 64: 64 x 128 tiles split; 2 or 3 splits only when each keeps 8192 k or more.
-  GemmArgs small = Args(24, 4096, 14336);  // 32 tiles: 4 splits
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(1024, 4096, 4096)), 0u) << "one split only";
+  // Short K: unsplit 64 x 64 tiles, 14.4 / 13.9, ahead of every split (64 x 128: 16.6 / 16.4).
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(128, 3072, 2048)), 0u);
+  // M <= 64, long K: 32 tiles of 64 x 128 in 4 splits, 38.1 / 40.7 (128 x 128 in 4: 39.9 /
+  // 39.3; unsplit 64 x 64: 47.5 / 46.1).
+  GemmArgs small = Args(24, 4096, 14336);
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma64x128SplitK, small), 4u);
   EXPECT_EQ(dense_->GemmWorkspaceBytes(small),
             dense_->WorkspaceBytes(Variant::kWgmma64x128SplitK, small));
-  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma64x128SplitK, small), 4u);
   small.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(small));
   EXPECT_EQ(*dense_->Pick(small), Variant::kWgmma64x128SplitK);
-  EXPECT_NE(dense_->GemmWorkspaceBytes(Args(24, 5120, 27648)), 0u) << "40 tiles, 3 x 9216 k";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 4096)), 0u) << "40 tiles, 3 x 1365 k";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 14336)), 3ull * 24 * 5120 * 4)
-      << "40 tiles of 64 x 128, 3 x 4778 k";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(24, 5120, 12000)), 0u) << "40 tiles, 3 x 4000 k";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(96, 5120, 14336)), 0u)
-      << "3 splits of 128 x 128 tiles: not measured, not taken";
-  // M > 128 with long K: 128 x 256 tiles split (64 tiles x 2 splits of 14336 k).
-  GemmArgs wide = Args(192, 8192, 28672);
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(wide), 2ull * 192 * 8192 * 4);
+  // M > 128: 128 x 256 tiles in 3 splits of 6314 k, 89.1 / 83.3, ahead of 128 x 128 unsplit
+  // (104.7 / 101.5) and 192 x 64 (111.4 / 96.4).
+  GemmArgs wide = Args(384, 3584, 18944);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(wide), 3ull * 384 * 3584 * 4);
   wide.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(wide));
   EXPECT_EQ(*dense_->Pick(wide), Variant::kWgmma128x256SplitK);
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(192, 8192, 8192)), 0u) << "2 splits of 4096 k";
-  GemmArgs one_wave = Args(192, 5120, 27648);  // 120 tiles of 64 x 128: no split of wide tiles
-  one_wave.workspace = DeviceSpan(ws_, 1ull << 30);
-  EXPECT_NE(*dense_->Pick(one_wave), Variant::kWgmma128x256SplitK);
+  // 192 x 64 tiles, one wave: 55.1 / 49.4, ahead of the 128 x 256 split (66.7 / 63.0).
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(192, 8192, 8192)), 0u);
 }
 
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
@@ -313,34 +316,32 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(12, 10240, 8192)), Variant::kWgmma64x128) << "80 tiles";
   EXPECT_EQ(*dense_->Pick(Args(16, 151937, 4096)), Variant::kWgmma64x128);
   EXPECT_EQ(*dense_->Pick(Args(8, 151937, 4096)), Variant::kGemvM8) << "M <= 8: gemv_m8";
-  // The wgmma tiles by waves x tile cost (128 x 256: 1, 192 x 192: 1.16, 128 x 192 and
-  // 192 x 128: 0.78, 128 x 128: 0.55, 192 x 64: 0.50, 64 x 128: 0.30, 64 x 64: 0.16 on at most
-  // half the SMs), on the mock's 132 SMs:
-  EXPECT_EQ(*dense_->Pick(Args(17, 4096, 4096)), Variant::kWgmma64x64) << "64 tiles: 0.16";
-  EXPECT_EQ(*dense_->Pick(Args(24, 5120, 4096)), Variant::kWgmma64x128)
-      << "80 tiles of 64 x 64 need two half-waves (0.32) > 40 of 64 x 128 (0.30)";
-  EXPECT_EQ(*dense_->Pick(Args(192, 4096, 14336)), Variant::kWgmma64x128) << "96 tiles: 0.30";
-  EXPECT_EQ(*dense_->Pick(Args(512, 3072, 8192)), Variant::kWgmma128x128)
-      << "96 tiles (0.55) < 192 of 64 x 128 (2 waves: 0.60)";
-  EXPECT_EQ(*dense_->Pick(Args(1024, 4096, 4096)), Variant::kWgmma128x256) << "128 tiles: 1 wave";
-  EXPECT_EQ(*dense_->Pick(Args(1024, 6144, 4096)), Variant::kWgmma128x192)
-      << "256 tiles: 2 waves at 0.78 < 384 of 128 x 128 (3 at 0.55) < 192 wide ones (2 at 1)";
-  EXPECT_EQ(*dense_->Pick(Args(768, 3072, 8192)), Variant::kWgmma128x192)
-      << "96 tiles: one wave at 0.78 < 288 of 64 x 128 (3 waves at 0.30)";
-  EXPECT_EQ(*dense_->Pick(Args(768, 6144, 4096)), Variant::kWgmma192x192)
-      << "128 tiles of 192 x 192: one wave at 1.16 < 576 of 64 x 128 (5 waves at 0.30)";
-  EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kWgmma128x256);
-  EXPECT_EQ(*dense_->Pick(Args(192, 8192, 8192)), Variant::kWgmma192x64)
-      << "128 tiles: one wave at 0.50 < 128 of 128 x 128 (0.55) < 384 of 64 x 128 (0.90)";
-  EXPECT_EQ(*dense_->Pick(Args(192, 4096, 8192)), Variant::kWgmma64x128)
-      << "96 tiles (0.30) < 64 of 192 x 64 (0.50)";
+  // The wgmma tiles by predicted time, on the mock's 132 SMs (model / H200, microseconds, as
+  // above; no workspace, so no split):
+  EXPECT_EQ(*dense_->Pick(Args(24, 9216, 3072)), Variant::kWgmma64x128)
+      << "21.7 / 22.3; 128 x 128 26.2 / 25.9";
+  EXPECT_EQ(*dense_->Pick(Args(128, 3072, 2048)), Variant::kWgmma64x64)
+      << "96 tiles: 14.4 / 13.9; 64 x 128 14.8 / 14.9";
+  EXPECT_EQ(*dense_->Pick(Args(96, 10240, 8192)), Variant::kWgmma128x128)
+      << "80 tiles: 56.6 / 54.4; 160 of 64 x 128 66.2 / 74.5";
+  EXPECT_EQ(*dense_->Pick(Args(96, 17920, 1536)), Variant::kWgmma128x192)
+      << "94 tiles: 23.2 / 25.6; 128 x 256 26.3 / 26.4";
+  EXPECT_EQ(*dense_->Pick(Args(128, 28672, 4096)), Variant::kWgmma128x256)
+      << "112 tiles: 59.1 / 69.8; 128 x 128 64.2 / 75.2";
+  EXPECT_EQ(*dense_->Pick(Args(192, 6144, 4096)), Variant::kWgmma192x64)
+      << "96 tiles: 29.3 / 28.2; 128 x 128 31.2 / 33.1";
   EXPECT_EQ(*dense_->Pick(Args(192, 16384, 2048)), Variant::kWgmma192x128)
-      << "128 tiles: one wave at 0.78 < 128 wide ones (1) < 256 of 192 x 64 (2 waves: 1.0)";
-  EXPECT_EQ(*dense_->Pick(Args(384, 3072, 8192)), Variant::kWgmma192x64)
-      << "96 tiles (0.50) < 72 of 128 x 128 (0.55)";
-  EXPECT_EQ(*dense_->Pick(Args(128, 151937, 4096)), Variant::kWgmma128x192)
-      << "792 tiles (6 waves at 0.78) beat 1187 of 128 x 128 (9 at 0.55), 594 wide ones (5 at 1) "
-         "and 2374 of 64 x 128 (18 at 0.30)";
+      << "128 tiles: 27.0 / 28.8; 128 x 256 32.3 / 31.2";
+  EXPECT_EQ(*dense_->Pick(Args(192, 22016, 4096)), Variant::kWgmma192x192)
+      << "115 tiles: 57.7 / 57.4; 64 x 128 74.5 / 68.0";
+  EXPECT_EQ(*dense_->Pick(Args(512, 3072, 8192)), Variant::kWgmma128x128)
+      << "96 tiles: 50.7 / 48.0; 192 of 64 x 128 57.3 / 56.1";
+  EXPECT_EQ(*dense_->Pick(Args(768, 6144, 4096)), Variant::kWgmma192x192)
+      << "128 tiles: 55.2 / 54.7; 256 of 128 x 192 71.4 / 71.2";
+  EXPECT_EQ(*dense_->Pick(Args(1024, 6144, 4096)), Variant::kWgmma128x192)
+      << "256 tiles: 74.5 / 72.0; 384 of 128 x 128 75.8 / 74.9";
+  EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kWgmma128x256)
+      << "512 tiles: 175.1 / 181.7; 1024 of 128 x 128 184.2 / 190.8";
   GemmArgs strided = Args(1, 4096, 4096);
   strided.ldb = 4160;
   EXPECT_EQ(*dense_->Pick(strided), Variant::kGemvM8);
@@ -362,7 +363,8 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(none.status().message(), HasSubstr("no variant can run m=0 n=64 k=64"));
   ASSERT_TRUE(dense_->Gemm(Args(128, 256, 64)).ok());
-  EXPECT_THAT(gpu_.launches(), ElementsAre(KernelNamed("dense_gemm_bf16_wgmma_64x64")));
+  EXPECT_THAT(gpu_.launches(), ElementsAre(KernelNamed("dense_gemm_bf16_wgmma_192x64")))
+      << "4 tiles: the least predicted fixed cost";
 }
 
 // packed: A and B copied into 16-byte rows of K rounded up to 8 (A at the workspace's start,
@@ -394,7 +396,7 @@ TEST_F(DenseContractTest, PackedCopiesIntoTheWorkspaceRunsTheAlignedKernelAndCop
           Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(4100, 3, 1), ArgPtrAt(0, b_),
                  ArgPtrAt(1, ws_b), ArgU32At(2, 4100), ArgU32At(3, 4099), ArgU32At(4, 4099),
                  ArgU32At(5, 4104)),
-          Launch(KernelNamed("dense_gemm_bf16_wgmma_192x64"), ArgPtrAt(2, ws_c),
+          Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128"), ArgPtrAt(2, ws_c),
                  ArgU32At(3, 300), ArgU32At(4, 4100), ArgU32At(5, 4104)),
           Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 3, 1), ArgPtrAt(0, ws_c),
                  ArgPtrAt(1, DevicePtr(c_.address() + 2)), ArgU32At(2, 300), ArgU32At(3, 4100),
@@ -640,10 +642,10 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
       {3, 24, 64, 67, 0, 0, 0, Variant::kGemvM8Unaligned, {"dense_gemv_bf16_m8_unaligned"}},
       {29, 40, 45, 45, 1, 1, 0, Variant::kGemvM32Unaligned, {"dense_gemv_bf16_m32_unaligned"}},
       {40, 72, 37, 37, 0, 0, 3, Variant::kPacked,
-       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_64x64",
+       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_192x64",
         "dense_pack_rows_bf16"}},
       {40, 72, 40, 40, 0, 5, 0, Variant::kPacked,
-       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_64x64"}},
+       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_192x64"}},
   };
   constexpr uint16_t kPoison = common::kBf16Poison;
   for (const Case& t : cases) {
@@ -719,7 +721,9 @@ TEST_F(DenseEmulationTest, GivenSplitsTheDispatcherRunsASplitKVariantOrSaysWhyNo
                 .workspace = ws->span(),
                 .splits = 4};
   ASSERT_TRUE(dense_->Gemm(args).ok());
-  EXPECT_EQ(gpu_.launches().at(0).kernel, "dense_gemm_bf16_wgmma_64x128_splitk") << "M <= 64";
+  // The split variants by predicted time at 4 splits: 128 x 128 11.5 us, 64 x 128 11.9.
+  EXPECT_EQ(gpu_.launches().at(0).kernel, "dense_gemm_bf16_wgmma_128x128_splitk");
+  EXPECT_EQ(gpu_.launches().at(1).kernel, "dense_gemm_bf16_splitk_reduce");
   args.splits = 100000;
   absl::Status s = dense_->Gemm(args);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);

@@ -1,0 +1,69 @@
+#include "ops/dense/dense_time_model.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "ops/family_kit.h"
+
+namespace gpuops::ops::dense {
+namespace {
+
+// Fitted by bench/model/fit_dense_time_model.py to bench/results/2026-12-03-s18-grid*.csv: each
+// variant forced on 50 (N, K) of open models and vocab heads (0.9k-152k x 0.9k-28k) at 26 Ms
+// from 24 to 4096 (the split variants at M <= 512, with SplitsFor's counts), 10 samples a row,
+// 132 SMs. Per row: shapes fitted, rms relative error. Picking the least predicted time, with
+// each (N, K) left out of the fit in turn, ran 1.0072x the fastest variant's time (geomean; 34
+// of 668 shapes above 1.05x). The first grid's fit, run on the second grid it had not seen:
+// 1.0083x (14 of 192 above 1.05x), where the session-17 rule of waves x tile cost ran 1.034x
+// (42 above 1.05x).
+constexpr WgmmaTimeModel kModels[] = {
+    // variant, fill_share, launch, wave, k_wave, weight_mb, partial_mb (microseconds)
+    {Variant::kWgmma128x256, 0.1, 7.079, 2.82, 0.009402, 0.04764, 0},             // 668, 0.040
+    {Variant::kWgmma192x192, 0.1, 6.843, 2.969, 0.0108, 0.02297, 0},              // 668, 0.029
+    {Variant::kWgmma128x192, 0.2, 8.091, 1.611, 0.007383, 0.05155, 0},            // 668, 0.046
+    {Variant::kWgmma192x128, 0.2, 7.429, 1.83, 0.00771, 0.03029, 0},              // 668, 0.060
+    {Variant::kWgmma128x128, 0.2, 7.441, 1.547, 0.00492, 0.0617, 0},              // 668, 0.061
+    {Variant::kWgmma192x64, 0.4, 6.819, 1.31, 0.005804, 0, 0},                    // 668, 0.137
+    {Variant::kWgmma64x128, 0.3, 7.914, 0.9867, 0.002778, 0.09581, 0},            // 668, 0.070
+    {Variant::kWgmma64x64, 0.2, 8.103, 0.8066, 0.002353, 0.07028, 0},             // 668, 0.059
+    {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060
+    {Variant::kWgmma128x128SplitK, 0.4, 4.85, 6.383, 0.005395, 0.07506, 0.4501},  // 418, 0.063
+    {Variant::kWgmma128x256SplitK, 0.1, 0, 12.35, 0.008805, 0.09466, 0.4315},     // 418, 0.064
+};
+
+static_assert(std::size(kModels) == kModeledVariants);
+
+const WgmmaTimeModel* Find(Variant v) {
+  for (const WgmmaTimeModel& model : kModels) {
+    if (model.variant == v) return &model;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool Modeled(Variant v) { return Find(v) != nullptr; }
+
+std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
+                                    uint32_t sms) {
+  const WgmmaTimeModel* model = Find(v);
+  const VariantSpec* spec = kVariants.Find(v);
+  if (model == nullptr || spec == nullptr) return std::nullopt;
+  splits = std::max(splits, 1u);
+  sms = std::max(sms, 1u);
+  const uint64_t units = TileCount(*spec, m, n) * splits;
+  const uint64_t full = units / sms;
+  const uint64_t last = units % sms;
+  const double waves = static_cast<double>(full + (last != 0));
+  const double filled =
+      static_cast<double>(full) +
+      (last != 0 ? 1.0 - model->fill_share + model->fill_share * static_cast<double>(last) / sms
+                 : 0.0);
+  const double md = m, nd = n, kd = k;
+  const double weight_mb = (nd * kd + md * kd) * 2 / 1e6;
+  const double partial_mb = spec->second_kernel.empty() ? 0.0 : splits * md * nd * 4 / 1e6;
+  return model->launch_us + model->wave_us * waves + model->k_wave_us * (kd / splits) * filled +
+         model->weight_mb_us * weight_mb + model->partial_mb_us * partial_mb;
+}
+
+}  // namespace gpuops::ops::dense

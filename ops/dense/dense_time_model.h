@@ -1,0 +1,40 @@
+// The dispatcher's time model of the sm_90a wgmma variants: a call's predicted time from its
+// shape, fitted to every wgmma tile and split variant forced on a grid of shapes on the H200.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "ops/dense/dense_variants.h"
+
+namespace gpuops::ops::dense {
+
+// One variant's fit, in microseconds (bench/model/fit_dense_time_model.py prints these rows):
+//   time = launch + wave * waves + k_wave * (K / splits) * filled_waves
+//        + weight_mb * (N K + M K) BF16 MB + partial_mb * splits M N FP32 MB (split variants)
+// where the grid's units (tiles x splits) run in waves of one per SM, and filled_waves counts
+// the last, partial wave as (1 - fill_share) + fill_share * its share of the SMs: a tile's
+// k-loop runs faster on a wave that leaves SMs idle, more so for the small, memory-bound tiles.
+struct WgmmaTimeModel {
+  Variant variant;
+  double fill_share;
+  double launch_us;
+  double wave_us;
+  double k_wave_us;
+  double weight_mb_us;
+  double partial_mb_us;
+};
+
+// The variants the model has a row for: the eight wgmma tiles and three wgmma split variants.
+inline constexpr size_t kModeledVariants = 11;
+
+// The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
+// nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants).
+std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
+                                    uint32_t sms);
+
+// Whether the model has a row for `v`.
+bool Modeled(Variant v);
+
+}  // namespace gpuops::ops::dense

@@ -1,0 +1,73 @@
+// The dispatcher's time model (ops/dense/dense_time_model.h): which variants it covers, that its
+// predictions follow the H200's times where they were measured, and how they move with the shape.
+#include "ops/dense/dense_time_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+namespace gpuops::ops::dense {
+namespace {
+
+constexpr uint32_t kSms = 132;
+
+TEST(DenseTimeModelTest, CoversExactlyTheWgmmaTilesAndSplitVariants) {
+  size_t modeled = 0;
+  for (const VariantSpec& spec : kVariants.rows()) {
+    const bool wgmma = spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK;
+    EXPECT_EQ(Modeled(spec.variant), wgmma) << spec.name;
+    EXPECT_EQ(PredictMicros(spec.variant, 128, 4096, 4096, 1, kSms).has_value(), wgmma)
+        << spec.name;
+    modeled += Modeled(spec.variant);
+  }
+  EXPECT_EQ(modeled, kModeledVariants);
+  EXPECT_FALSE(PredictMicros(static_cast<Variant>(200), 128, 4096, 4096, 1, kSms).has_value());
+}
+
+// Measured on the H200 (bench/results/2026-12-03-s18-grid-*.csv, forced variants, 10 samples).
+TEST(DenseTimeModelTest, FollowsTheMeasuredTimes) {
+  struct Case {
+    Variant variant;
+    uint32_t m, n, k, splits;
+    double measured_us;
+  };
+  const Case cases[] = {
+      {Variant::kWgmma128x256, 4096, 4096, 4096, 1, 181.7},
+      {Variant::kWgmma192x192, 768, 6144, 4096, 1, 54.7},
+      {Variant::kWgmma192x128, 192, 16384, 2048, 1, 28.8},
+      {Variant::kWgmma64x64, 128, 3072, 2048, 1, 13.9},
+      {Variant::kWgmma128x128SplitK, 128, 4096, 14336, 4, 42.9},
+      {Variant::kWgmma64x128SplitK, 24, 4096, 14336, 4, 40.7},
+      {Variant::kWgmma128x256SplitK, 384, 3584, 18944, 3, 83.3},
+  };
+  for (const Case& c : cases) {
+    const double predicted = *PredictMicros(c.variant, c.m, c.n, c.k, c.splits, kSms);
+    EXPECT_NEAR(predicted / c.measured_us, 1.0, 0.10)
+        << kVariants[c.variant].name << " " << c.m << "x" << c.n << "x" << c.k;
+  }
+}
+
+TEST(DenseTimeModelTest, GrowsWithTheWorkAndTheSplitsPartials) {
+  for (const VariantSpec& spec : kVariants.rows()) {
+    if (!Modeled(spec.variant)) continue;
+    const double base = *PredictMicros(spec.variant, 512, 4096, 4096, 1, kSms);
+    EXPECT_GT(base, 0.0) << spec.name;
+    EXPECT_GT(*PredictMicros(spec.variant, 512, 4096, 8192, 1, kSms), base) << spec.name;
+    EXPECT_GT(*PredictMicros(spec.variant, 4096, 4096, 4096, 1, kSms), base) << spec.name;
+    // Fewer SMs: more waves of the same tiles.
+    EXPECT_GT(*PredictMicros(spec.variant, 4096, 4096, 4096, 1, 66),
+              *PredictMicros(spec.variant, 4096, 4096, 4096, 1, kSms))
+        << spec.name;
+  }
+  // A split variant on few tiles: 8 splits write twice the partials of 4, in half the k each.
+  const double four = *PredictMicros(Variant::kWgmma128x128SplitK, 128, 2048, 16384, 4, kSms);
+  const double eight = *PredictMicros(Variant::kWgmma128x128SplitK, 128, 2048, 16384, 8, kSms);
+  EXPECT_LT(eight, four) << "16 tiles: 128 units still fit one wave";
+  EXPECT_GT(*PredictMicros(Variant::kWgmma128x128SplitK, 128, 2048, 16384, 16, kSms), eight)
+      << "256 units: two waves";
+  // Zero SMs or splits are taken as one, not divided by.
+  EXPECT_TRUE(PredictMicros(Variant::kWgmma128x256, 1, 1, 1, 0, 0).has_value());
+}
+
+}  // namespace
+}  // namespace gpuops::ops::dense

@@ -16,7 +16,10 @@ rest refitted), fill_share chosen from 0, 0.1, ..., 1. Prints the C++ table rows
 selection check: the variant the model picks against the fastest measured, with each (N, K)
 left out of the fit in turn.
 
-Usage: fit_dense_time_model.py [--sms 132] CSV...
+gemv_m16 (--gemv-m16 CSV...: every gemv_m16 row at M <= 16 of those CSVs, dispatcher's or
+forced): micros = launch + wave * ceil(ceil(N / 16) / SMs) + weight_mb * (N K + M K) * 2 / 1e6.
+
+Usage: fit_dense_time_model.py [--sms 132] CSV... [--gemv-m16 CSV...]
 """
 import argparse
 import collections
@@ -123,11 +126,33 @@ def load(paths):
     return times
 
 
+def fit_gemv_m16(paths, sms):
+    """Least squares on relative error over gemv_m16's rows: (launch, wave, weight_mb), rms."""
+    xs, ys = [], []
+    for path in paths:
+        for r in csv.DictReader(open(path)):
+            if r["variant"] != "gemv_m16" or r["ours_us"] in ("", "-") or int(r["m"]) > 16:
+                continue
+            m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+            xs.append([1.0, ceil_div(ceil_div(n, 16), sms), (n * k + m * k) * 2 / 1e6])
+            ys.append(float(r["ours_us"]))
+    ata = [[sum(x[i] * x[j] / (y * y) for x, y in zip(xs, ys)) for j in range(3)] for i in range(3)]
+    atb = [sum(x[i] / y for x, y in zip(xs, ys)) for i in range(3)]
+    coef = solve(ata, atb)
+    err = sum((sum(c * f for c, f in zip(coef, x)) / y - 1) ** 2 for x, y in zip(xs, ys)) / len(ys)
+    return coef, len(ys), math.sqrt(err)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sms", type=int, default=132)
+    ap.add_argument("--gemv-m16", nargs="+", default=[])
     ap.add_argument("csv", nargs="+")
     args = ap.parse_args()
+    if args.gemv_m16:
+        c, rows, rms = fit_gemv_m16(args.gemv_m16, args.sms)
+        print(f"    {{Variant::kGemvM16, 0.0, {c[0]:.4g}, {c[1]:.4g}, 0, {c[2]:.4g}, 0}},  "
+              f"// {rows} rows, rms {rms:.3f}")
     times = load(args.csv)
     rows_of = {v: [(*key, d[v]) for key, d in times.items() if v in d] for v in TILES}
     models = {v: fit(v, rows, args.sms) for v, rows in rows_of.items() if rows}

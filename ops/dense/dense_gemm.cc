@@ -311,12 +311,13 @@ DenseGemm::ModeledOrder DenseGemm::ByPredictedTime(const GemmArgs& args,
   absl::InlinedVector<Candidate, kModeledVariants> candidates;
   for (const VariantSpec& spec : kVariants.rows()) {
     if (!Modeled(spec.variant) || !Ships(spec.variant)) continue;
+    if (spec.max_m != 0 && args.m > spec.max_m) continue;
     uint32_t splits = 1;
     if (!spec.second_kernel.empty()) {
-      // A split variant: only where its split count was measured to pay at all (M > 16, two
-      // splits or more) and the workspace covers its partials.
+      // A split variant: two splits or more, past gemv_m8's rows (M > 8), into a workspace
+      // that covers its partials.
       splits = Splits(spec.variant, args);
-      if (args.m <= 16 || splits < 2 || WorkspaceBytes(spec.variant, args) > workspace_bytes) {
+      if (args.m <= 8 || splits < 2 || WorkspaceBytes(spec.variant, args) > workspace_bytes) {
         continue;
       }
     }
@@ -506,21 +507,13 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
     });
     order.push_back(Variant::kSplitK);
   } else {
-    const double sms = std::max(gpu_->device_info().sm_count, 1);
     if (args.m <= 8) order.push_back(Variant::kGemvM8);
-    // M = 9..16 on many 64 x 128 tiles (at least 0.6 of the SMs) runs faster on the wgmma tiles
-    // than on gemv_m16 (H200, bench/NOTES.md session 14: 1.05-1.30x at 80+ tiles, 0.94 at 64,
-    // 0.75-0.85x at 32-48).
-    const bool wgmma_over_gemv =
-        args.m > 8 && TileCount(kVariants[Variant::kWgmma64x128], args.m, args.n) >= 0.6 * sms;
-    if (args.m <= 16 && !wgmma_over_gemv) {
-      order.push_back(Variant::kGemvM16);
-      order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
-    }
-    // The wgmma tiles and split variants by predicted time (dense_time_model.h); a split
-    // variant only into a workspace whose size is known to cover it.
+    // gemv_m16 (M <= 16), the wgmma tiles and the split variants by predicted time
+    // (dense_time_model.h); a split variant only into a workspace whose size is known to cover
+    // it.
     const uint64_t workspace = args.workspace.unchecked() ? 0 : args.workspace.bytes();
     for (Variant v : ByPredictedTime(args, workspace)) order.push_back(v);
+    if (args.m <= 16) order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
     order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
     if (strided) order.push_back(Variant::kTensorCoreLdb);
     order.push_back(Variant::kScalar);

@@ -96,12 +96,11 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher, first variant that ships and can implement the call:
-  //   decode (M <= 16): gemv_m8 / gemv_m16 (any N and ldb), then the tensor-core kernels; but
-  //   M = 9..16 with 64 x 128 tiles for at least 0.6 of the SMs takes the wgmma variants below;
-  //   beyond: the sm_90a wgmma variants by the time the model of dense_time_model.h predicts
-  //   for the shape: the eight tiles (128 x 256 ... 64 x 64), and the split-K ones where M > 16,
-  //   they run two splits or more and the args carry a sized workspace that covers them
-  //   (GemmWorkspaceBytes() gives the fastest one's); then pipelined (pipelined_ldb for a B
+  //   M <= 8: gemv_m8 (any N and ldb); then, by the time the model of dense_time_model.h
+  //   predicts for the shape: gemv_m16 (M <= 16), the eight sm_90a wgmma tiles (128 x 256 ...
+  //   64 x 64), and the three split-K wgmma variants where M > 8, they run two splits or more
+  //   and the args carry a sized workspace that covers them (GemmWorkspaceBytes() gives the
+  //   fastest one's); then the tensor-core kernel (M <= 16), pipelined (pipelined_ldb for a B
   //   stride or N not a multiple of 8), then scalar when nothing faster is shipped.
   //   args.splits != 0: the split-K wgmma variants by predicted time at that split count, then
   //   splitk.
@@ -135,9 +134,9 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   absl::StatusOr<TmaMaps> EncodeTmaMaps(const VariantSpec& spec, const GemmArgs& args) const;
   // The split count a split-K variant runs: args.splits, or SplitsFor when that is 0.
   uint32_t Splits(Variant v, const GemmArgs& args) const;
-  // The wgmma variants the time model covers (dense_time_model.h), fastest predicted first for
-  // `args`: each shipped tile, and each shipped split variant where M > 16, SplitsFor gives it
-  // two splits or more and `workspace_bytes` covers its partials.
+  // The variants the time model covers (dense_time_model.h), fastest predicted first for
+  // `args`: each shipped one that takes M rows, a split variant only where M > 8, SplitsFor
+  // gives it two splits or more and `workspace_bytes` covers its partials.
   using ModeledOrder = absl::InlinedVector<Variant, kModeledVariants>;
   // The device's SM count, at least 1.
   uint32_t SmCount() const;

@@ -15,8 +15,9 @@ namespace {
 // each (N, K) left out of the fit in turn, ran 1.0072x the fastest variant's time (geomean; 34
 // of 668 shapes above 1.05x). The first grid's fit, run on the second grid it had not seen:
 // 1.0083x (14 of 192 above 1.05x), where the session-17 rule of waves x tile cost ran 1.034x
-// (42 above 1.05x).
-constexpr WgmmaTimeModel kModels[] = {
+// (42 above 1.05x). At M = 9..16 (45 shapes forced, gemv_m16 among the candidates): 1.010x,
+// where the session-17 rule (gemv_m16 unless 64 x 128 tiles filled 0.6 of the SMs) ran 1.111x.
+constexpr VariantTimeModel kModels[] = {
     // variant, fill_share, launch, wave, k_wave, weight_mb, partial_mb (microseconds)
     {Variant::kWgmma128x256, 0.1, 7.079, 2.82, 0.009402, 0.04764, 0},             // 668, 0.040
     {Variant::kWgmma192x192, 0.1, 6.843, 2.969, 0.0108, 0.02297, 0},              // 668, 0.029
@@ -29,12 +30,17 @@ constexpr WgmmaTimeModel kModels[] = {
     {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060
     {Variant::kWgmma128x128SplitK, 0.4, 4.85, 6.383, 0.005395, 0.07506, 0.4501},  // 418, 0.063
     {Variant::kWgmma128x256SplitK, 0.1, 0, 12.35, 0.008805, 0.09466, 0.4315},     // 418, 0.064
+    // gemv_m16's waves are its blocks of 16 weight rows over the SMs. Fitted (--gemv-m16) to
+    // its rows at M = 9, 12, 16 on 15 (N, K) and at M = 12, 16 in the sweep
+    // (-s18-m9-16-forced.csv, -s18-sweep-{2,3}-new.csv): a read of the weights plus a cost per
+    // wave of rows.
+    {Variant::kGemvM16, 0.0, 6.691, 0.8991, 0, 0.2763, 0},  // 203, 0.065
 };
 
 static_assert(std::size(kModels) == kModeledVariants);
 
-const WgmmaTimeModel* Find(Variant v) {
-  for (const WgmmaTimeModel& model : kModels) {
+const VariantTimeModel* Find(Variant v) {
+  for (const VariantTimeModel& model : kModels) {
     if (model.variant == v) return &model;
   }
   return nullptr;
@@ -46,7 +52,7 @@ bool Modeled(Variant v) { return Find(v) != nullptr; }
 
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms) {
-  const WgmmaTimeModel* model = Find(v);
+  const VariantTimeModel* model = Find(v);
   const VariantSpec* spec = kVariants.Find(v);
   if (model == nullptr || spec == nullptr) return std::nullopt;
   splits = std::max(splits, 1u);

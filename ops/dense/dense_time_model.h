@@ -1,5 +1,5 @@
-// The dispatcher's time model of the sm_90a wgmma variants: a call's predicted time from its
-// shape, fitted to every wgmma tile and split variant forced on a grid of shapes on the H200.
+// The dispatcher's time model of the sm_90a wgmma variants and gemv_m16: a call's predicted time
+// from its shape, fitted to every such variant forced on grids of shapes on the H200.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,7 @@ namespace gpuops::ops::dense {
 // where the grid's units (tiles x splits) run in waves of one per SM, and filled_waves counts
 // the last, partial wave as (1 - fill_share) + fill_share * its share of the SMs: a tile's
 // k-loop runs faster on a wave that leaves SMs idle, more so for the small, memory-bound tiles.
-struct WgmmaTimeModel {
+struct VariantTimeModel {
   Variant variant;
   double fill_share;
   double launch_us;
@@ -26,11 +26,13 @@ struct WgmmaTimeModel {
   double partial_mb_us;
 };
 
-// The variants the model has a row for: the eight wgmma tiles and three wgmma split variants.
-inline constexpr size_t kModeledVariants = 11;
+// The variants the model has a row for: the eight wgmma tiles, the three wgmma split variants
+// and gemv_m16.
+inline constexpr size_t kModeledVariants = 12;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
-// nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants).
+// nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and
+// gemv_m16).
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms);
 

@@ -11,12 +11,13 @@ namespace {
 
 constexpr uint32_t kSms = 132;
 
-TEST(DenseTimeModelTest, CoversExactlyTheWgmmaTilesAndSplitVariants) {
+TEST(DenseTimeModelTest, CoversTheWgmmaTilesAndSplitVariantsAndGemvM16) {
   size_t modeled = 0;
   for (const VariantSpec& spec : kVariants.rows()) {
-    const bool wgmma = spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK;
-    EXPECT_EQ(Modeled(spec.variant), wgmma) << spec.name;
-    EXPECT_EQ(PredictMicros(spec.variant, 128, 4096, 4096, 1, kSms).has_value(), wgmma)
+    const bool covered = spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK ||
+                         spec.variant == Variant::kGemvM16;
+    EXPECT_EQ(Modeled(spec.variant), covered) << spec.name;
+    EXPECT_EQ(PredictMicros(spec.variant, 128, 4096, 4096, 1, kSms).has_value(), covered)
         << spec.name;
     modeled += Modeled(spec.variant);
   }
@@ -24,7 +25,8 @@ TEST(DenseTimeModelTest, CoversExactlyTheWgmmaTilesAndSplitVariants) {
   EXPECT_FALSE(PredictMicros(static_cast<Variant>(200), 128, 4096, 4096, 1, kSms).has_value());
 }
 
-// Measured on the H200 (bench/results/2026-12-03-s18-grid-*.csv, forced variants, 10 samples).
+// Measured on the H200 (bench/results/2026-12-03-s18-grid-*.csv and -m9-16-forced.csv, forced
+// variants).
 TEST(DenseTimeModelTest, FollowsTheMeasuredTimes) {
   struct Case {
     Variant variant;
@@ -39,6 +41,8 @@ TEST(DenseTimeModelTest, FollowsTheMeasuredTimes) {
       {Variant::kWgmma128x128SplitK, 128, 4096, 14336, 4, 42.9},
       {Variant::kWgmma64x128SplitK, 24, 4096, 14336, 4, 40.7},
       {Variant::kWgmma128x256SplitK, 384, 3584, 18944, 3, 83.3},
+      {Variant::kGemvM16, 12, 8192, 28672, 1, 135.9},
+      {Variant::kGemvM16, 16, 4096, 4096, 1, 19.0},
   };
   for (const Case& c : cases) {
     const double predicted = *PredictMicros(c.variant, c.m, c.n, c.k, c.splits, kSms);

@@ -1,8 +1,9 @@
 #include "ops/dense/dense_gemm.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <iterator>
+#include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "gpuops/runtime/status.h"
@@ -497,14 +498,15 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   } else if (args.splits != 0) {
     // The split variants by their predicted time at the given split count, then splitk.
     const uint32_t sms = SmCount();
+    std::array<std::pair<double, Variant>, 3> splits;
+    size_t i = 0;
     for (Variant v : {Variant::kWgmma64x128SplitK, Variant::kWgmma128x128SplitK,
                       Variant::kWgmma128x256SplitK}) {
-      order.push_back(v);
+      splits[i++] = {*PredictMicros(v, args.m, args.n, args.k, args.splits, sms), v};
     }
-    std::stable_sort(order.begin(), order.end(), [&](Variant x, Variant y) {
-      return *PredictMicros(x, args.m, args.n, args.k, args.splits, sms) <
-             *PredictMicros(y, args.m, args.n, args.k, args.splits, sms);
-    });
+    std::stable_sort(splits.begin(), splits.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [micros, v] : splits) order.push_back(v);
     order.push_back(Variant::kSplitK);
   } else {
     if (args.m <= 8) order.push_back(Variant::kGemvM8);
@@ -515,7 +517,7 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
     for (Variant v : ByPredictedTime(args, workspace)) order.push_back(v);
     if (args.m <= 16) order.push_back(strided ? Variant::kTensorCoreLdb : Variant::kTensorCore);
     order.push_back(strided ? Variant::kPipelinedLdb : Variant::kPipelined);
-    if (strided) order.push_back(Variant::kTensorCoreLdb);
+    if (strided && args.m > 16) order.push_back(Variant::kTensorCoreLdb);
     order.push_back(Variant::kScalar);
   }
   absl::Status last = absl::FailedPreconditionError("dense: no variant");

@@ -1,6 +1,7 @@
 #include "ops/dense/dense_time_model.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include "ops/family_kit.h"
@@ -39,11 +40,20 @@ constexpr VariantTimeModel kModels[] = {
 
 static_assert(std::size(kModels) == kModeledVariants);
 
-const VariantTimeModel* Find(Variant v) {
-  for (const VariantTimeModel& model : kModels) {
-    if (model.variant == v) return &model;
+// Each variant's row in kModels, -1 for none: the dispatcher looks rows up on every call.
+constexpr auto kRowOf = [] {
+  std::array<int, kVariants.size()> rows{};
+  rows.fill(-1);
+  for (size_t i = 0; i < std::size(kModels); ++i) {
+    rows[static_cast<size_t>(kModels[i].variant)] = static_cast<int>(i);
   }
-  return nullptr;
+  return rows;
+}();
+
+const VariantTimeModel* Find(Variant v) {
+  const size_t index = static_cast<size_t>(v);
+  if (index >= kRowOf.size() || kRowOf[index] < 0) return nullptr;
+  return &kModels[kRowOf[index]];
 }
 
 }  // namespace

@@ -203,7 +203,7 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
 std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
   const VariantSpec& spec = kVariants[v];
   const bool any_n = spec.n_multiple == 1;
-  const bool ldb = spec.shape == ArgShape::kLdb;
+  const bool ldb = spec.shape == ArgShape::kLdb || spec.shape == ArgShape::kShiftedA;
   // TMA variants read B's stride from the tensor map: odd N runs with padded rows, the rest packed.
   const bool tma = TakesTensorMaps(spec.shape);
   std::vector<uint32_t> ms;
@@ -233,7 +233,10 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
   // The variants that take any alignment: ragged K, and on alternate shapes an odd B stride
   // (where the kernel takes one) or operands one element past a 16-byte boundary.
   const bool any_alignment = spec.extra.any_alignment;
-  if (any_alignment) ks = {1, 37, set == ShapeSet::kFull ? 4099u : 263u};
+  if (any_alignment) {
+    ks = {1, 37, set == ShapeSet::kFull ? 4099u : 263u};
+    ns.insert(ns.begin(), 5);  // fewer rows than the gemv's row classes
+  }
   std::vector<DenseShape> out;
   for (uint32_t k : ks) {
     for (uint32_t n : ns) {

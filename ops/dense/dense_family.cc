@@ -201,7 +201,9 @@ class DenseFamily final : public Family {
            {std::tuple{1u, 4096u, 4096u}, {17u, 200u, 64u}, {300u, 151937u, 4096u}}) {
         TraceCase c{.op = StrCat("dense.", s.name),
                     .params = {{"m", StrCat(m)}, {"n", StrCat(n)}, {"k", StrCat(k)}}};
-        if (s.shape == ArgShape::kLdb) c.params.emplace_back("ldb", StrCat(k + 8));
+        if (s.shape == ArgShape::kLdb || s.shape == ArgShape::kShiftedA) {
+          c.params.emplace_back("ldb", StrCat(k + 8));
+        }
         if (s.shape == ArgShape::kScaledAcc) c.params.emplace_back("scale", "0.5");
         cases.push_back(std::move(c));
       }

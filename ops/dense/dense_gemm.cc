@@ -47,6 +47,23 @@ PackedLayout LayoutPacked(const GemmArgs& args) {
   return l;
 }
 
+// The dispatcher's order for operands the 16-byte kernels cannot read (an offset pointer, K or
+// ldb not a multiple of 8): the gemv kernels for M <= 64 (the _shifted ones given a workspace),
+// packed (a workspace) above, scalar last.
+constexpr std::array kAnyAlignmentOrder = {
+    Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Shifted,
+    Variant::kGemvM32Unaligned, Variant::kGemvM64Shifted, Variant::kPacked, Variant::kScalar};
+
+// The _shifted variants' copies of A: k + 7 must stay within uint32 after rounding up.
+constexpr uint32_t kMaxShiftedK = UINT32_MAX - 64;
+
+// Grid of the dense_shift_rows_bf16 launch over A's m rows of k elements (ShiftTile).
+LaunchDims ShiftDims(uint32_t m, uint32_t k) {
+  return {{m, ShiftTile::kCopies, CeilDiv(ShiftedRowElems(k), ShiftTile::kChunk)},
+          {ShiftTile::kThreads, 1, 1},
+          0};
+}
+
 // Grid of one dense_pack_rows_bf16 launch over `rows` rows of `dst_ld` elements.
 LaunchDims PackDims(uint32_t rows, uint32_t dst_ld) {
   return {{rows, CeilDiv(dst_ld, PackTile::kChunk), 1}, {PackTile::kThreads, 1, 1}, 0};
@@ -68,6 +85,7 @@ absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu, const ModuleImage& im
   GPUOPS_ASSIGN_OR_RETURN(
       d.splitk_reduce_,
       BindKernel<SplitKReduceArgs>(d.module_, kVariants[Variant::kSplitK].second_kernel));
+  GPUOPS_ASSIGN_OR_RETURN(d.shift_rows_, BindKernel<PackArgs>(d.module_, kShiftRowsKernel));
   return d;
 }
 
@@ -80,6 +98,7 @@ absl::StatusOr<DenseGemm::AnyKernel> DenseGemm::BindVariant(const VariantSpec& s
     case ArgShape::kMnk:
       return bind.operator()<MnkArgs>();
     case ArgShape::kLdb:
+    case ArgShape::kShiftedA:
       return bind.operator()<LdbArgs>();
     case ArgShape::kScaledAcc:
       return bind.operator()<ScaledAccArgs>();
@@ -103,6 +122,7 @@ KernelHandle DenseGemm::kernel(Variant v) const {
 bool DenseGemm::Ships(Variant v) const {
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || kernel(v).is_null()) return false;
+  if (spec->shape == ArgShape::kShiftedA) return !shift_rows_.is_null();
   return spec->second_kernel.empty() || !splitk_reduce_.is_null();
 }
 
@@ -174,6 +194,9 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
                                        StrCat("m=", args.m, " rows of n=", args.n, " BF16")));
   if (spec.shape == ArgShape::kPack) return CanImplementPacked(args);
+  if (spec.shape == ArgShape::kShiftedA) {
+    GPUOPS_RETURN_IF_ERROR(CanImplementShifted(spec, args));
+  }
   if (!spec.second_kernel.empty()) {
     const uint32_t splits = Splits(v, args);
     // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
@@ -203,6 +226,26 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   return RequireGridFits(spec.kernel, Dims(spec, args).grid, device,
                          StrCat("m=", args.m, ", n=", args.n));
+}
+
+absl::Status DenseGemm::CanImplementShifted(const VariantSpec& spec, const GemmArgs& args) const {
+  if (args.k > kMaxShiftedK) {
+    return ArgumentError(spec.kernel, StrCat("k=", args.k, " exceeds the copies' limit of ",
+                                             kMaxShiftedK));
+  }
+  const uint64_t ws = WorkspaceBytes(spec.variant, args);
+  if (args.workspace.is_null() || args.workspace.unchecked()) {
+    return ArgumentError(spec.kernel, StrCat("needs a sized workspace of ", ws,
+                                             " bytes for its copies of A (WorkspaceBytes)"));
+  }
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "workspace", args.workspace.ptr(), 16,
+                                        "the copies are read 16 bytes at a time"));
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(
+      spec.kernel, "workspace", args.workspace, ws,
+      StrCat(ShiftTile::kCopies, " copies of A (m=", args.m, " x ", ShiftedRowElems(args.k),
+             ") (WorkspaceBytes)")));
+  return RequireGridFits(kShiftRowsKernel, ShiftDims(args.m, args.k).grid, gpu_->device_info(),
+                         StrCat("m=", args.m, ", k=", args.k));
 }
 
 absl::StatusOr<GemmArgs> DenseGemm::PackedArgs(const GemmArgs& args) const {
@@ -263,6 +306,8 @@ LaunchDims DenseGemm::Dims(const VariantSpec& spec, const GemmArgs& args) const 
   Dim3 grid;
   if (spec.order == GridOrder::kPersistent) {
     grid = PersistentGrid(TileCount(spec, args.m, args.n) * splits, device);
+  } else if (spec.extra.row_classes) {
+    grid = {RowClassBlocks(args.n), 1, 1};
   } else {
     grid = TileGrid(spec, args.m, args.n, splits);
   }
@@ -293,6 +338,10 @@ uint32_t DenseGemm::Splits(Variant v, const GemmArgs& args) const {
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
   if (v == Variant::kPacked) return LayoutPacked(args).total;
   const VariantSpec* spec = kVariants.Find(v);
+  if (spec != nullptr && spec->shape == ArgShape::kShiftedA) {
+    return SaturatingMul(SaturatingMul(ShiftTile::kCopies, args.m),
+                         SaturatingMul(ShiftedRowElems(std::min(args.k, kMaxShiftedK)), 2));
+  }
   if (spec == nullptr || spec->second_kernel.empty()) return 0;
   return SaturatingMul(SaturatingMul(Splits(v, args), SaturatingMul(args.m, args.n)),
                        sizeof(float));
@@ -335,9 +384,12 @@ DenseGemm::ModeledOrder DenseGemm::ByPredictedTime(const GemmArgs& args,
 
 uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
   if (!SixteenByteOperands(args)) {
-    return args.m > kVariants[Variant::kGemvM32Unaligned].max_m && Ships(Variant::kPacked)
-               ? WorkspaceBytes(Variant::kPacked, args)
-               : 0;
+    // The first variant of the order that takes M and ships: what Pick runs given that much.
+    for (Variant v : kAnyAlignmentOrder) {
+      const uint32_t max_m = kVariants[v].max_m;
+      if ((max_m == 0 || args.m <= max_m) && Ships(v)) return WorkspaceBytes(v, args);
+    }
+    return 0;
   }
   if (args.splits != 0) return 0;
   const ModeledOrder order = ByPredictedTime(args, UINT64_MAX);
@@ -391,9 +443,23 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
           MnkArgs{
               .a = args.a.ptr(), .b = args.b.ptr(), .c = args.c.ptr(), .m = m, .n = n, .k = k}));
       return plan;
-    case ArgShape::kLdb:
+    case ArgShape::kShiftedA:
+    case ArgShape::kLdb: {
+      DevicePtr a = args.a.ptr();
+      if (spec.shape == ArgShape::kShiftedA) {
+        // A's copies first (ShiftTile), then the gemv reading them in A's place.
+        plan.launches.push_back(shift_rows_.Launch(*gpu_, ShiftDims(m, k),
+                                                   {.src = a,
+                                                    .dst = args.workspace.ptr(),
+                                                    .rows = m,
+                                                    .cols = k,
+                                                    .src_ld = k,
+                                                    .dst_ld = ShiftedRowElems(k)}));
+        plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
+        a = args.workspace.ptr();
+      }
       GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
-                                       LdbArgs{.a = args.a.ptr(),
+                                       LdbArgs{.a = a,
                                                .b = args.b.ptr(),
                                                .c = args.c.ptr(),
                                                .m = m,
@@ -401,6 +467,7 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
                                                .k = k,
                                                .ldb = EffectiveLdb(args)}));
       return plan;
+    }
     case ArgShape::kScaledAcc:
       GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
                                        ScaledAccArgs{.a = args.a.ptr(),
@@ -486,15 +553,14 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
 
 absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // Operands the 16-byte kernels cannot read (an offset pointer, K or ldb not a multiple of 8)
-  // go to the kernels that take any alignment (packed: given GemmWorkspaceBytes of workspace);
-  // scalar is the last resort.
+  // go to the kernels that take any alignment (kAnyAlignmentOrder; the _shifted gemv and packed
+  // given GemmWorkspaceBytes of workspace).
   const bool strided = EffectiveLdb(args) != args.k || args.n % 8 != 0;
   // gemv, tensor-core, the modeled wgmma variants, pipelined, tc_ldb and scalar: sized so that
   // the dispatcher never allocates.
   absl::InlinedVector<Variant, kModeledVariants + 7> order;
   if (!SixteenByteOperands(args) && args.splits == 0) {
-    order = {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Unaligned,
-             Variant::kPacked, Variant::kScalar};
+    for (Variant v : kAnyAlignmentOrder) order.push_back(v);
   } else if (args.splits != 0) {
     // The split variants by their predicted time at the given split count, then splitk.
     const uint32_t sms = SmCount();

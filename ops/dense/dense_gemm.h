@@ -124,6 +124,8 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // The packed variant: its inner problem on the workspace copies, and its checks.
   absl::StatusOr<GemmArgs> PackedArgs(const GemmArgs& args) const;
   absl::Status CanImplementPacked(const GemmArgs& args) const;
+  // The _shifted variants' workspace and copy launch.
+  absl::Status CanImplementShifted(const VariantSpec& spec, const GemmArgs& args) const;
   // The variant's kernel bound to the argument list of its shape (null when not shipped).
   absl::StatusOr<AnyKernel> BindVariant(const VariantSpec& spec) const;
   friend class PlannedGemm<DenseGemm, Variant, GemmArgs>;
@@ -155,6 +157,7 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   LoadedModule module_;
   std::array<AnyKernel, kVariants.size()> kernels_{};
   TypedKernel<SplitKReduceArgs> splitk_reduce_;
+  TypedKernel<PackArgs> shift_rows_;  // kShiftRowsKernel: the _shifted variants' first launch
 };
 
 // Host emulations of every dense kernel, for backends without a GPU.

@@ -197,7 +197,8 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
 
 // dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory; block b owns
 // weight rows [16 b, 16 b + 16) for activation rows below 8 n_tiles.
-// The _unaligned kernels read A and B at any 2-byte alignment and any K and ldb >= K.
+// The _unaligned kernels read A and B at any 2-byte alignment and any K and ldb >= K; their block
+// b owns the rows RowClassFirstRow(b) + 8 i, i < 16 (row classes).
 absl::Status Gemv(uint32_t n_tiles, bool any_alignment, const HostLaunch& l, HostMemory& mem) {
   const uint32_t warps = l.block().x / 32;
   if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
@@ -218,14 +219,118 @@ absl::Status Gemv(uint32_t n_tiles, bool any_alignment, const HostLaunch& l, Hos
   GPUOPS_ASSIGN_OR_RETURN(GemmView g, ViewGemm(l, mem, args, args.ldb, !any_alignment));
   const uint32_t rows = std::min(g.m, 8 * n_tiles);
   std::vector<float> acc;
-  for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
-    const uint64_t col0 = bx * GemvTile::kRows;
-    if (col0 >= g.n) continue;
-    const auto cols = static_cast<uint32_t>(std::min<uint64_t>(GemvTile::kRows, g.n - col0));
-    TileSums(g, 0, rows, static_cast<uint32_t>(col0), cols, 0, g.k, false, acc);
+  // Writes the outputs of weight rows [col0, col0 + cols).
+  auto columns = [&](uint32_t col0, uint32_t cols) {
+    TileSums(g, 0, rows, col0, cols, 0, g.k, false, acc);
     for (uint32_t r = 0; r < rows; ++r) {
       for (uint32_t j = 0; j < cols; ++j) {
         g.c[size_t{r} * g.n + col0 + j] = FloatToBf16(acc[size_t{r} * cols + j]);
+      }
+    }
+  };
+  for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
+    if (any_alignment) {
+      const uint64_t first = RowClassFirstRow(static_cast<uint32_t>(bx));
+      for (uint64_t i = 0; i < GemvTile::kRows; ++i) {
+        const uint64_t row = first + GemvTile::kRowClasses * i;
+        if (row < g.n) columns(static_cast<uint32_t>(row), 1);
+      }
+      continue;
+    }
+    const uint64_t col0 = bx * GemvTile::kRows;
+    if (col0 >= g.n) continue;
+    columns(static_cast<uint32_t>(col0),
+            static_cast<uint32_t>(std::min<uint64_t>(GemvTile::kRows, g.n - col0)));
+  }
+  return absl::OkStatus();
+}
+
+// dense_gemv_bf16_m32_shifted / _m64_shifted: the _unaligned gemv's blocks (row classes), reading
+// A from dense_shift_rows_bf16's copies: a holds ShiftTile::kCopies copies of M rows of
+// ShiftedRowElems(K) elements, and a block whose rows start `lead` elements past a 16-byte
+// boundary reads copy `lead`, element e + lead for weight element e.
+absl::Status GemvShifted(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
+  const uint32_t warps = l.block().x / 32;
+  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
+      l.block().z != 1) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
+                                             ToString(l.block()),
+                                             ", the kernel needs (32 W, 1, 1) with 1 <= W <= ",
+                                             GemvTile::kMaxWarps));
+  }
+  GPUOPS_RETURN_IF_ERROR(
+      RequireSharedMem(l, GemvSharedBytes(warps, n_tiles), StrCat(warps, " warps")));
+  GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.a, ArgLabel(&LdbArgs::a), 16));
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.b, ArgLabel(&LdbArgs::b), 2));
+  if (args.ldb < args.k) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ldb=", args.ldb, " < k=", args.k, " (B rows overlap)"));
+  }
+  const uint32_t m = args.m, n = args.n, k = args.k, ldb = args.ldb;
+  const uint64_t a_ld = ShiftedRowElems(k);
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), k)));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto a, mem.View<uint16_t>(args.a, SaturatingMul(uint64_t{ShiftTile::kCopies} * m, a_ld),
+                                 ArgLabel(&LdbArgs::a)));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto b, mem.View<uint16_t>(args.b, n == 0 ? 0 : uint64_t{n - 1} * ldb + k,
+                                 ArgLabel(&LdbArgs::b)));
+  GPUOPS_ASSIGN_OR_RETURN(auto c,
+                          mem.View<uint16_t>(args.c, uint64_t{m} * n, ArgLabel(&LdbArgs::c)));
+  const uint32_t rows = std::min(m, 8 * n_tiles);
+  for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
+    const uint64_t first = RowClassFirstRow(static_cast<uint32_t>(bx));
+    if (first >= n) continue;
+    const uint64_t lead = (args.b.address() + 2 * first * ldb) % 16 / 2;
+    for (uint64_t i = 0; i < GemvTile::kRows; ++i) {
+      const uint64_t col = first + GemvTile::kRowClasses * i;
+      if (col >= n) continue;
+      for (uint32_t r = 0; r < rows; ++r) {
+        const uint16_t* x = &a[(lead * m + r) * a_ld + lead];
+        const uint16_t* w = &b[col * ldb];
+        float acc = 0.0f;
+        for (uint32_t e = 0; e < k; ++e) acc = acc + Bf16ToFloat(x[e]) * Bf16ToFloat(w[e]);
+        c[uint64_t{r} * n + col] = FloatToBf16(acc);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// dense_shift_rows_bf16: block (r, L, j) writes elements [j kChunk, (j + 1) kChunk) below dst_ld
+// of copy L's row r: src[r, e - L] for L <= e < cols + L, zero elsewhere.
+absl::Status ShiftRows(const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {ShiftTile::kThreads, 1, 1}));
+  GPUOPS_ASSIGN_OR_RETURN(PackArgs args, l.Unpack<PackArgs>());
+  const uint32_t rows = args.rows, cols = args.cols;
+  if (args.src_ld < cols || args.dst_ld != ShiftedRowElems(cols)) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": src_ld=", args.src_ld,
+                                             " must be >= cols=", cols, " and dst_ld=",
+                                             args.dst_ld, " must be ", ShiftedRowElems(cols)));
+  }
+  if (l.grid().y > ShiftTile::kCopies) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": grid.y=", l.grid().y, " exceeds the ",
+                                             ShiftTile::kCopies, " copies"));
+  }
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.src, ArgLabel(&PackArgs::src), 2));
+  GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.dst, ArgLabel(&PackArgs::dst), 16));
+  GPUOPS_RETURN_IF_ERROR(
+      l.ChargeWork(SaturatingMul(SaturatingMul(rows, args.dst_ld), ShiftTile::kCopies)));
+  const uint64_t src_elems = rows == 0 ? 0 : uint64_t{rows - 1} * args.src_ld + cols;
+  GPUOPS_ASSIGN_OR_RETURN(auto src,
+                          mem.View<uint16_t>(args.src, src_elems, ArgLabel(&PackArgs::src)));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto dst, mem.View<uint16_t>(args.dst, uint64_t{l.grid().y} * rows * args.dst_ld,
+                                   ArgLabel(&PackArgs::dst)));
+  for (uint64_t r = 0; r < std::min<uint64_t>(l.grid().x, rows); ++r) {
+    for (uint64_t lead = 0; lead < l.grid().y; ++lead) {
+      for (uint64_t j = 0; j < l.grid().z; ++j) {
+        const uint64_t end = std::min<uint64_t>(args.dst_ld, (j + 1) * ShiftTile::kChunk);
+        for (uint64_t e = j * ShiftTile::kChunk; e < end; ++e) {
+          dst[(lead * rows + r) * args.dst_ld + e] =
+              e >= lead && e - lead < cols ? src[r * args.src_ld + e - lead] : uint16_t{0};
+        }
       }
     }
   }
@@ -361,6 +466,12 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kSplitK:
         fn = SplitKPartial;
         break;
+      case Variant::kGemvM32Shifted:
+      case Variant::kGemvM64Shifted:
+        fn = [n_tiles = CeilDiv(spec.max_m, 8)](const HostLaunch& l, HostMemory& mem) {
+          return GemvShifted(n_tiles, l, mem);
+        };
+        break;
       case Variant::kGemvM8:
       case Variant::kGemvM16:
       case Variant::kGemvM8Unaligned:
@@ -413,6 +524,7 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
     registry.Register(spec.kernel, std::move(fn));
     if (!spec.second_kernel.empty()) registry.Register(spec.second_kernel, SplitKReduce);
   }
+  registry.Register(kShiftRowsKernel, ShiftRows);
 }
 
 }  // namespace gpuops::ops::dense

@@ -42,6 +42,8 @@ enum class Variant : uint8_t {
   kWgmma192x192,
   kWgmma192x128,
   kWgmma192x64,
+  kGemvM32Shifted,
+  kGemvM64Shifted,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -53,14 +55,22 @@ enum class ArgShape : uint8_t {
   kTma,        // TmaArgs: A and B through TMA tensor maps (B's map holds ldb)
   kTmaSplitK,  // TmaSplitKArgs, then split-K's reduce
   kPack,       // PackArgs copies into the workspace, then the launches of an aligned variant
+  kShiftedA,   // kShiftRowsKernel's PackArgs copies A into the workspace, then LdbArgs with a =
+               // those copies
 };
+
+// The _shifted gemv's first launch: A's rows copied once per row class, each shifted to match
+// (ShiftTile), into the workspace.
+inline constexpr std::string_view kShiftRowsKernel = "dense_shift_rows_bf16";
 
 // Whether the variant's kernel takes A and B as TMA tensor maps (B's row stride in B's map).
 constexpr bool TakesTensorMaps(ArgShape s) {
   return s == ArgShape::kTma || s == ArgShape::kTmaSplitK;
 }
 // Whether the variant takes B's row stride (ldb) at all: the _ldb, gemv and TMA kernels.
-constexpr bool TakesLdb(ArgShape s) { return s == ArgShape::kLdb || TakesTensorMaps(s); }
+constexpr bool TakesLdb(ArgShape s) {
+  return s == ArgShape::kLdb || s == ArgShape::kShiftedA || TakesTensorMaps(s);
+}
 
 struct DenseExtra {
   // The gemv kernels: block.x = 32 GemvWarps(N tiles, SMs) and shared memory GemvSharedBytes
@@ -69,6 +79,9 @@ struct DenseExtra {
   // Reads A and B at any 2-byte alignment, K and ldb >= K of any value (the 16-byte kernels need
   // 16-byte-aligned operands and K, ldb multiples of 8).
   bool any_alignment = false;
+  // The _unaligned gemv: grid (RowClassBlocks(N)), block b owning the rows RowClassFirstRow(b) +
+  // 8 i, i < 16 (rows of equal alignment), instead of 16 consecutive rows.
+  bool row_classes = false;
   friend constexpr bool operator==(DenseExtra, DenseExtra) = default;
 };
 
@@ -222,9 +235,10 @@ inline constexpr VariantTable kVariants(
          .tile_n = GemvTile::kRows,
          .block = {GemvTile::kMaxWarps * 32, 1, 1},
          .max_m = 8,
-         .summary = "gemv_m8 for any K and ldb and 2-byte-aligned A and B: aligned 16-byte reads "
-                    "funnelled into place",
-         .extra = {.warps_per_wave = true, .any_alignment = true}},
+         .summary = "gemv_m8 for any K and ldb and 2-byte-aligned A and B: each block takes 16 "
+                    "rows of equal alignment (8 apart) and streams them as aligned 16-byte "
+                    "blocks; the activations funnelled to match",
+         .extra = {.warps_per_wave = true, .any_alignment = true, .row_classes = true}},
         {.variant = Variant::kGemvM16Unaligned,
          .name = "gemv_m16_unaligned",
          .kernel = "dense_gemv_bf16_m16_unaligned",
@@ -234,7 +248,7 @@ inline constexpr VariantTable kVariants(
          .block = {GemvTile::kMaxWarps * 32, 1, 1},
          .max_m = 16,
          .summary = "gemv_m16 for any K and ldb and 2-byte-aligned A and B",
-         .extra = {.warps_per_wave = true, .any_alignment = true}},
+         .extra = {.warps_per_wave = true, .any_alignment = true, .row_classes = true}},
         {.variant = Variant::kPacked,
          .name = "packed",
          .kernel = "dense_pack_rows_bf16",
@@ -293,7 +307,7 @@ inline constexpr VariantTable kVariants(
          .max_m = 32,
          .summary = "gemv_m16_unaligned with four n8 tiles of activations (M <= 32): no copy of "
                     "the weight where packed would make one",
-         .extra = {.warps_per_wave = true, .any_alignment = true}},
+         .extra = {.warps_per_wave = true, .any_alignment = true, .row_classes = true}},
         {.variant = Variant::kWgmma128x256SplitK,
          .name = "wgmma_128x256_splitk",
          .kernel = "dense_gemm_bf16_wgmma_128x256_splitk",
@@ -355,6 +369,28 @@ inline constexpr VariantTable kVariants(
          .k_multiple = 8,
          .summary = "sm_90a: 192 x 64 tiles (wgmma m64n64k16), three consumer warpgroups: twice the "
                     "tiles of 192 x 128 for narrow N"},
+        {.variant = Variant::kGemvM32Shifted,
+         .name = "gemv_m32_shifted",
+         .kernel = "dense_gemv_bf16_m32_shifted",
+         .shape = ArgShape::kShiftedA,
+         .tile_m = 32,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .max_m = 32,
+         .summary = "gemv_m32_unaligned with A copied first, once per row class and shifted to "
+                    "match (workspace): plain 16-byte activation loads instead of funnels",
+         .extra = {.warps_per_wave = true, .any_alignment = true, .row_classes = true}},
+        {.variant = Variant::kGemvM64Shifted,
+         .name = "gemv_m64_shifted",
+         .kernel = "dense_gemv_bf16_m64_shifted",
+         .shape = ArgShape::kShiftedA,
+         .tile_m = 64,
+         .tile_n = GemvTile::kRows,
+         .block = {GemvTile::kMaxWarps * 32, 1, 1},
+         .max_m = 64,
+         .summary = "gemv_m32_shifted with eight n8 tiles of activations (M <= 64): the weights "
+                    "read once where packed would copy them",
+         .extra = {.warps_per_wave = true, .any_alignment = true, .row_classes = true}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -84,10 +84,16 @@ struct GemvTile {
   static constexpr uint32_t kRows = 16;
   static constexpr uint32_t kStepK = 32;
   static constexpr uint32_t kUnroll = 8;
-  // The _unaligned kernels hold the blocks of one step more than they multiply: fewer steps
-  // (4 for M <= 8, 3 for M <= 16, 1 for M <= 32) keep them within 128 registers.
-  static constexpr uint32_t kUnalignedUnrollM8 = 4, kUnalignedUnrollM16 = 3;
+  // The _unaligned kernels hold the activations' blocks of one step more than they multiply:
+  // fewer steps (6 for M <= 8, 4 for M <= 16, 2 for M <= 32) keep them within 128 registers.
+  static constexpr uint32_t kUnalignedUnrollM8 = 6, kUnalignedUnrollM16 = 3;
   static constexpr uint32_t kUnalignedUnrollM32 = 1;
+  // The _shifted kernels read the activations as plain 16-byte loads from the shifted copies:
+  // 3 steps for M <= 32, 1 for M <= 64 keep them within 128 registers.
+  static constexpr uint32_t kShiftedUnrollM32 = 3, kShiftedUnrollM64 = 1;
+  // The _unaligned kernels' row classes: rows kRowClasses apart start at the same offset in a
+  // 16-byte block (kRowClasses BF16 rows of any ldb are 16 ldb bytes).
+  static constexpr uint32_t kRowClasses = 8;
   static constexpr uint32_t kMaxWarps = 8;
   static constexpr uint32_t kMinWarps = 4;
   static constexpr uint32_t kThreadsPerSm = 512;  // resident at <= 128 registers per thread
@@ -100,15 +106,41 @@ GPUOPS_HOST_DEVICE constexpr uint32_t GemvWarps(uint32_t row_groups, uint32_t sm
   return row_groups <= resident ? GemvTile::kMaxWarps : GemvTile::kMinWarps;
 }
 
+// The _unaligned gemv's blocks: groups of kRowClasses x kRows rows, one block per class of each
+// group; block b owns rows RowClassFirstRow(b) + kRowClasses i for i < kRows (those below N).
+GPUOPS_HOST_DEVICE constexpr uint32_t RowClassBlocks(uint32_t n) {
+  constexpr uint64_t kGroup = GemvTile::kRowClasses * GemvTile::kRows;
+  return static_cast<uint32_t>((uint64_t{n} + kGroup - 1) / kGroup * GemvTile::kRowClasses);
+}
+GPUOPS_HOST_DEVICE constexpr uint64_t RowClassFirstRow(uint32_t block) {
+  return uint64_t{block} / GemvTile::kRowClasses * (GemvTile::kRowClasses * GemvTile::kRows) +
+         block % GemvTile::kRowClasses;
+}
+
+// dense_shift_rows_bf16 (the _shifted gemv's activation copies): dst holds kCopies copies of the
+// rows x cols source, copy L (0..7) the rows shifted L elements right, zero before element L and
+// past the row's end, each row ShiftedRowElems(cols) elements (32-k steps, 16-byte rows), copy L
+// row r at (L rows + r) ShiftedRowElems(cols). Block (r, L, j) writes kChunk elements of copy L's
+// row r from element j kChunk, kPerThread a thread.
+struct ShiftTile {
+  static constexpr uint32_t kCopies = GemvTile::kRowClasses;
+  static constexpr uint32_t kThreads = 256, kPerThread = 8, kChunk = kThreads * kPerThread;
+};
+GPUOPS_HOST_DEVICE constexpr uint32_t ShiftedRowElems(uint32_t cols) {
+  return static_cast<uint32_t>((uint64_t{cols} + ShiftTile::kCopies - 1 + GemvTile::kStepK - 1) /
+                               GemvTile::kStepK * GemvTile::kStepK);
+}
+
 // Dynamic shared memory of a gemv block: one 16 x (8 n_tiles) FP32 partial per warp.
 GPUOPS_HOST_DEVICE constexpr uint32_t GemvSharedBytes(uint32_t warps, uint32_t n_tiles) {
   return warps * GemvTile::kRows * 8 * n_tiles * 4;
 }
 
 // dense_pack_rows_bf16 (the packed variant's copies): one block per row and chunk of kChunk
-// elements, kPerThread elements a thread, kThreads apart.
+// elements; a thread's kPieces pieces of 8 elements kThreads pieces apart, all loaded before the
+// first is stored (measured on the H200: one piece a thread copied B at 62 % of the DRAM roof).
 struct PackTile {
-  static constexpr uint32_t kThreads = 256, kPerThread = 8, kChunk = kThreads * kPerThread;
+  static constexpr uint32_t kThreads = 256, kPieces = 4, kChunk = kThreads * kPieces * 8;
   // Rows of the packed operands: a multiple of 8 elements (16-byte rows), each operand's copy
   // starting at a multiple of kAlign bytes of the workspace.
   static constexpr uint32_t kRowMultiple = 8, kAlign = 256;

@@ -365,12 +365,20 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   GemmArgs odd_ldb = Args(16, 4096, 4096);
   odd_ldb.ldb = 4099;
   EXPECT_EQ(*dense_->Pick(odd_ldb), Variant::kGemvM16Unaligned) << "ldb % 8 != 0";
-  EXPECT_EQ(*dense_->Pick(Args(17, 4097, 100)), Variant::kGemvM32Unaligned) << "any K and N";
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(32, 4096, 100)), 0u) << "no copy up to M = 32";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(16, 4096, 100)), 0u) << "no copy up to M = 16";
+  EXPECT_EQ(*dense_->Pick(Args(17, 4097, 100)), Variant::kGemvM32Unaligned)
+      << "any K and N, no workspace";
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(32, 4096, 100)), 8u * 32 * 128 * 2)
+      << "M = 17..64: 8 shifted copies of A, rows of K + 7 rounded up to 32";
+  for (uint32_t m : {17u, 32u, 33u, 64u, 65u}) {
+    GemmArgs ragged = Args(m, 4096, 100);
+    ragged.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(ragged));
+    EXPECT_EQ(*dense_->Pick(ragged), m <= 32   ? Variant::kGemvM32Shifted
+                                     : m <= 64 ? Variant::kGemvM64Shifted
+                                               : Variant::kPacked)
+        << "m=" << m << " given GemmWorkspaceBytes";
+  }
   EXPECT_EQ(*dense_->Pick(Args(33, 4096, 100)), Variant::kScalar) << "M > 32, no workspace";
-  GemmArgs ragged = Args(33, 4096, 100);
-  ragged.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(ragged));
-  EXPECT_EQ(*dense_->Pick(ragged), Variant::kPacked) << "given GemmWorkspaceBytes";
   auto none = dense_->Pick(Args(0, 64, 64));
   EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(none.status().message(), HasSubstr("no variant can run m=0 n=64 k=64"));
@@ -383,9 +391,9 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
 // B at the next 256-byte boundary, C after B when C is not 16-byte aligned), the dispatcher's
 // kernel on the copies, then C copied back.
 TEST_F(DenseContractTest, PackedCopiesIntoTheWorkspaceRunsTheAlignedKernelAndCopiesCBack) {
-  GemmArgs args = Args(300, 4100, 4099);
+  GemmArgs args = Args(300, 4100, 8195);  // rows of two copy chunks (PackTile::kChunk)
   args.c = DeviceSpan::Unchecked(DevicePtr(c_.address() + 2));
-  const uint64_t a_bytes = 300ull * 4104 * 2, b_bytes = 4100ull * 4104 * 2;
+  const uint64_t a_bytes = 300ull * 8200 * 2, b_bytes = 4100ull * 8200 * 2;
   const uint64_t b_at = AlignUp(a_bytes, 256), c_at = b_at + AlignUp(b_bytes, 256);
   EXPECT_EQ(dense_->WorkspaceBytes(Variant::kPacked, args), c_at + 300ull * 4100 * 2);
   EXPECT_EQ(dense_->GemmWorkspaceBytes(args), c_at + 300ull * 4100 * 2);
@@ -402,21 +410,61 @@ TEST_F(DenseContractTest, PackedCopiesIntoTheWorkspaceRunsTheAlignedKernelAndCop
   EXPECT_THAT(
       gpu_.launches(),
       ElementsAre(
-          Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 3, 1), BlockIs(256, 1, 1),
+          Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 2, 1), BlockIs(256, 1, 1),
                  ArgCountIs(6), ArgPtrAt(0, a_), ArgPtrAt(1, ws), ArgU32At(2, 300),
-                 ArgU32At(3, 4099), ArgU32At(4, 4099), ArgU32At(5, 4104)),
-          Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(4100, 3, 1), ArgPtrAt(0, b_),
-                 ArgPtrAt(1, ws_b), ArgU32At(2, 4100), ArgU32At(3, 4099), ArgU32At(4, 4099),
-                 ArgU32At(5, 4104)),
+                 ArgU32At(3, 8195), ArgU32At(4, 8195), ArgU32At(5, 8200)),
+          Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(4100, 2, 1), ArgPtrAt(0, b_),
+                 ArgPtrAt(1, ws_b), ArgU32At(2, 4100), ArgU32At(3, 8195), ArgU32At(4, 8195),
+                 ArgU32At(5, 8200)),
           Launch(KernelNamed("dense_gemm_bf16_wgmma_128x128"), ArgPtrAt(2, ws_c),
-                 ArgU32At(3, 300), ArgU32At(4, 4100), ArgU32At(5, 4104)),
-          Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 3, 1), ArgPtrAt(0, ws_c),
+                 ArgU32At(3, 300), ArgU32At(4, 4100), ArgU32At(5, 8200)),
+          Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 1, 1), ArgPtrAt(0, ws_c),
                  ArgPtrAt(1, DevicePtr(c_.address() + 2)), ArgU32At(2, 300), ArgU32At(3, 4100),
                  ArgU32At(4, 4100), ArgU32At(5, 4100))));
   args.workspace = DeviceSpan(ws, dense_->GemmWorkspaceBytes(args) - 1);
   absl::Status s = dense_->Run(Variant::kPacked, args);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("workspace"));
+}
+
+// gemv_m32_shifted / _m64_shifted: A copied once per row class into the workspace (8 copies of
+// M rows of K + 7 rounded up to 32, copy L shifted L elements), then the row-class gemv reading
+// the copies in A's place, over 8 blocks per 128 rows of B.
+TEST_F(DenseContractTest, ShiftedGemvCopiesAIntoTheWorkspaceThenReadsTheCopies) {
+  GemmArgs args = Args(40, 1001, 4099);
+  const uint64_t ws_bytes = 8ull * 40 * 4128 * 2;
+  EXPECT_EQ(dense_->WorkspaceBytes(Variant::kGemvM64Shifted, args), ws_bytes);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(args), ws_bytes);
+  auto workspace = gpu_.Alloc(ws_bytes);
+  ASSERT_TRUE(workspace.ok());
+  args.workspace = DeviceSpan(*workspace, ws_bytes);
+  auto plan = dense_->Plan(args);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->variant, Variant::kGemvM64Shifted);
+  EXPECT_EQ(plan->workspace_bytes, ws_bytes);
+  ASSERT_TRUE(dense_->Run(*plan).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(Launch(KernelNamed("dense_shift_rows_bf16"), GridIs(40, 8, 3),
+                                 BlockIs(256, 1, 1), ArgCountIs(6), ArgPtrAt(0, a_),
+                                 ArgPtrAt(1, *workspace), ArgU32At(2, 40), ArgU32At(3, 4099),
+                                 ArgU32At(4, 4099), ArgU32At(5, 4128)),
+                          Launch(KernelNamed("dense_gemv_bf16_m64_shifted"), GridIs(64, 1, 1),
+                                 ArgCountIs(7), ArgPtrAt(0, *workspace), ArgPtrAt(1, b_),
+                                 ArgPtrAt(2, c_), ArgU32At(3, 40), ArgU32At(4, 1001),
+                                 ArgU32At(5, 4099), ArgU32At(6, 4099))));
+  // Refused, naming the kernel and the workspace it needs: none, too small, not 16-byte aligned.
+  for (const DeviceSpan& bad :
+       {DeviceSpan(), DeviceSpan(*workspace, ws_bytes - 1),
+        DeviceSpan::Unchecked(DevicePtr(workspace->address() + 8))}) {
+    args.workspace = bad;
+    const absl::Status s = dense_->Run(Variant::kGemvM64Shifted, args);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), HasSubstr("dense_gemv_bf16_m64_shifted"));
+    EXPECT_THAT(s.message(), HasSubstr("workspace"));
+  }
+  args.m = 65;
+  EXPECT_THAT(dense_->CanImplement(Variant::kGemvM64Shifted, args).message(),
+              HasSubstr("m=65 exceeds the kernel's 64 rows"));
 }
 
 TEST_F(DenseContractTest, WgmmaLaunchesAPersistentGridWithTensorMaps) {
@@ -639,24 +687,31 @@ TEST_F(DenseEmulationTest, ARefusedCallWritesNothing) {
 }
 
 // Operands the 16-byte kernels cannot read (an offset pointer, K or ldb not a multiple of 8)
-// run through the unaligned gemv kernels or the packed variant, computing the right values and
-// writing nothing outside C: the elements before an offset C and after its end stay poisoned.
+// run through the unaligned or shifted gemv kernels or the packed variant, computing the right
+// values and writing nothing outside C: the elements before an offset C and after its end stay
+// poisoned.
 TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKernelsCorrectly) {
   struct Case {
     uint32_t m, n, k, ldb;
     uint32_t a_offset, b_offset, c_offset;  // elements past a 16-byte boundary
     Variant want;
     std::vector<std::string> kernels;
+    bool give_workspace = true;  // GemmWorkspaceBytes of it
   };
   const std::vector<Case> cases = {
       {5, 40, 37, 37, 1, 1, 1, Variant::kGemvM8Unaligned, {"dense_gemv_bf16_m8_unaligned"}},
       {12, 40, 64, 64, 1, 0, 0, Variant::kGemvM16Unaligned, {"dense_gemv_bf16_m16_unaligned"}},
       {3, 24, 64, 67, 0, 0, 0, Variant::kGemvM8Unaligned, {"dense_gemv_bf16_m8_unaligned"}},
-      {29, 40, 45, 45, 1, 1, 0, Variant::kGemvM32Unaligned, {"dense_gemv_bf16_m32_unaligned"}},
-      {40, 72, 37, 37, 0, 0, 3, Variant::kPacked,
+      {29, 40, 45, 45, 1, 1, 0, Variant::kGemvM32Unaligned, {"dense_gemv_bf16_m32_unaligned"},
+       /*give_workspace=*/false},
+      {29, 300, 45, 51, 1, 1, 0, Variant::kGemvM32Shifted,
+       {"dense_shift_rows_bf16", "dense_gemv_bf16_m32_shifted"}},
+      {40, 1001, 37, 37, 0, 3, 1, Variant::kGemvM64Shifted,
+       {"dense_shift_rows_bf16", "dense_gemv_bf16_m64_shifted"}},
+      {70, 72, 37, 37, 0, 0, 3, Variant::kPacked,
        {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_192x64",
         "dense_pack_rows_bf16"}},
-      {40, 72, 40, 40, 0, 5, 0, Variant::kPacked,
+      {70, 72, 40, 40, 0, 5, 0, Variant::kPacked,
        {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_192x64"}},
   };
   constexpr uint16_t kPoison = common::kBf16Poison;
@@ -683,10 +738,10 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
                   .k = t.k,
                   .ldb = t.ldb};
     const uint64_t ws_bytes = dense_->GemmWorkspaceBytes(args);
-    EXPECT_EQ(ws_bytes != 0, t.want == Variant::kPacked);
+    EXPECT_EQ(ws_bytes != 0, t.m > 16);
     auto ws = DeviceBuffer::Allocate(gpu_, std::max<uint64_t>(ws_bytes, 16));
     ASSERT_TRUE(ws.ok());
-    if (ws_bytes != 0) args.workspace = *ws->span().Slice(0, ws_bytes);
+    if (ws_bytes != 0 && t.give_workspace) args.workspace = *ws->span().Slice(0, ws_bytes);
     ASSERT_EQ(*dense_->Pick(args), t.want);
     gpu_.ClearLaunches();
     ASSERT_TRUE(dense_->Gemm(args).ok());

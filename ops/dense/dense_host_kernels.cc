@@ -195,22 +195,28 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
-// dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory; block b owns
-// weight rows [16 b, 16 b + 16) for activation rows below 8 n_tiles.
-// The _unaligned kernels read A and B at any 2-byte alignment and any K and ldb >= K; their block
-// b owns the rows RowClassFirstRow(b) + 8 i, i < 16 (row classes).
-absl::Status Gemv(uint32_t n_tiles, bool any_alignment, const HostLaunch& l, HostMemory& mem) {
+// The gemv kernels' block: (32 W, 1, 1) warps with W <= GemvTile::kMaxWarps, and the shared
+// memory their partial sums take.
+absl::Status RequireGemvBlock(const HostLaunch& l, uint32_t n_tiles) {
   const uint32_t warps = l.block().x / 32;
   if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
       l.block().z != 1) {
     return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
                                              ToString(l.block()),
-                                             ", the kernel needs (32 W, 1, 1)"
-                                             " with 1 <= W <= ",
+                                             ", the kernel needs (32 W, 1, 1) with 1 <= W <= ",
                                              GemvTile::kMaxWarps));
   }
-  GPUOPS_RETURN_IF_ERROR(
-      RequireSharedMem(l, GemvSharedBytes(warps, n_tiles), StrCat(warps, " warps")));
+  return RequireSharedMem(l, GemvSharedBytes(warps, n_tiles), StrCat(warps, " warps"));
+}
+
+// dense_gemv_bf16_m8 / _m16: block (32 W, 1, 1) with its partials' shared memory; block b owns
+// weight rows [16 b, 16 b + 16) for activation rows below 8 n_tiles.
+// The _unaligned kernels read A and B at any 2-byte alignment and any K and ldb >= K; their block
+// b owns the rows RowClassFirstRow(b) + 8 i, i < 16 (row classes).
+absl::Status Gemv(uint32_t n_tiles, const DenseExtra& extra, const HostLaunch& l,
+                  HostMemory& mem) {
+  const bool any_alignment = extra.any_alignment;
+  GPUOPS_RETURN_IF_ERROR(RequireGemvBlock(l, n_tiles));
   GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
   if (any_alignment) {
     GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.a, ArgLabel(&LdbArgs::a), 2));
@@ -229,7 +235,7 @@ absl::Status Gemv(uint32_t n_tiles, bool any_alignment, const HostLaunch& l, Hos
     }
   };
   for (uint64_t bx = 0; bx < l.grid().x; ++bx) {
-    if (any_alignment) {
+    if (extra.row_classes) {
       const uint64_t first = RowClassFirstRow(static_cast<uint32_t>(bx));
       for (uint64_t i = 0; i < GemvTile::kRows; ++i) {
         const uint64_t row = first + GemvTile::kRowClasses * i;
@@ -250,16 +256,7 @@ absl::Status Gemv(uint32_t n_tiles, bool any_alignment, const HostLaunch& l, Hos
 // ShiftedRowElems(K) elements, and a block whose rows start `lead` elements past a 16-byte
 // boundary reads copy `lead`, element e + lead for weight element e.
 absl::Status GemvShifted(uint32_t n_tiles, const HostLaunch& l, HostMemory& mem) {
-  const uint32_t warps = l.block().x / 32;
-  if (l.block().x % 32 != 0 || warps < 1 || warps > GemvTile::kMaxWarps || l.block().y != 1 ||
-      l.block().z != 1) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": launched with block ",
-                                             ToString(l.block()),
-                                             ", the kernel needs (32 W, 1, 1) with 1 <= W <= ",
-                                             GemvTile::kMaxWarps));
-  }
-  GPUOPS_RETURN_IF_ERROR(
-      RequireSharedMem(l, GemvSharedBytes(warps, n_tiles), StrCat(warps, " warps")));
+  GPUOPS_RETURN_IF_ERROR(RequireGemvBlock(l, n_tiles));
   GPUOPS_ASSIGN_OR_RETURN(LdbArgs args, l.Unpack<LdbArgs>());
   GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.a, ArgLabel(&LdbArgs::a), 16));
   GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.b, ArgLabel(&LdbArgs::b), 2));
@@ -478,9 +475,8 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kGemvM16Unaligned:
       case Variant::kGemvM32Unaligned: {
         const uint32_t n_tiles = CeilDiv(spec.max_m, 8);
-        const bool any_alignment = spec.extra.any_alignment;
-        fn = [n_tiles, any_alignment](const HostLaunch& l, HostMemory& mem) {
-          return Gemv(n_tiles, any_alignment, l, mem);
+        fn = [n_tiles, extra = spec.extra](const HostLaunch& l, HostMemory& mem) {
+          return Gemv(n_tiles, extra, l, mem);
         };
         break;
       }

@@ -214,7 +214,6 @@ __device__ __forceinline__ void GemvRowClasses(const bf16* __restrict__ a,
     const size_t row = min(8 * t + g, m - 1) + (kShiftedA ? size_t{lead} * m : 0);
     x_row[t] = a + row * a_ld + (kShiftedA ? 8 * q : 0);
   }
-  const bf16* a_end = a + static_cast<size_t>(m) * k;  // never read (unshifted A)
   // Step s covers row elements 32 s - lead .. 32 s - lead + 31; it is full when all lie in [0, K).
   const uint32_t steps = (k + lead + T::kStepK - 1) / T::kStepK;
   const uint32_t per_warp = (steps + warps - 1) / warps;
@@ -253,6 +252,7 @@ __device__ __forceinline__ void GemvRowClasses(const bf16* __restrict__ a,
 #pragma unroll
       for (uint32_t u = 0; u < kCount; ++u) GemvMmaStep<kNTiles>(acc, wv[u][0], wv[u][1], xv[u]);
     } else {
+      const bf16* a_end = a + static_cast<size_t>(m) * k;  // no block reaching past A's end is read
       uint4 wv[kCount][2], xb[kCount + 1][kNTiles];
       bool xh[kCount + 1][kNTiles];
 #pragma unroll

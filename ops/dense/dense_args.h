@@ -40,6 +40,17 @@ GPUOPS_KERNEL_ARGS(TmaSplitKArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_ma
                    (DevicePtr, workspace), (uint32_t, m), (uint32_t, n), (uint32_t, k),
                    (uint32_t, splits));
 
+// Whole tiles into C, the last wave's tiles into `splits` FP32 partials each (TailOf):
+// dense_gemm_bf16_wgmma_128x{256,192,128}_tail.
+GPUOPS_KERNEL_ARGS(TmaTailArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_map), (DevicePtr, c),
+                   (DevicePtr, workspace), (uint32_t, m), (uint32_t, n), (uint32_t, k),
+                   (uint32_t, splits));
+
+// C's tail tiles = bf16(Σ_split partial) in split order: dense_gemm_bf16_tail_reduce.
+GPUOPS_KERNEL_ARGS(TailReduceArgs, (DevicePtr, workspace), (DevicePtr, c), (uint32_t, m),
+                   (uint32_t, n), (uint32_t, splits), (uint32_t, first_tile),
+                   (uint32_t, tail_tiles), (uint32_t, tile_m), (uint32_t, tile_n));
+
 // dst = src's rows re-laid dst_ld apart, zero-padded past cols: dense_pack_rows_bf16.
 GPUOPS_KERNEL_ARGS(PackArgs, (DevicePtr, src), (DevicePtr, dst), (uint32_t, rows),
                    (uint32_t, cols), (uint32_t, src_ld), (uint32_t, dst_ld));

@@ -250,6 +250,15 @@ std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
       }
     }
   }
+  if (spec.shape == ArgShape::kTmaTail) {
+    // More tiles than a 132-SM wave, so whole waves and a split tail run together: 2 x 67
+    // tiles (tail 2, split 2 ways over 8 k-blocks; the second m-block one row).
+    out.push_back({129, 67 * spec.tile_n + 8, 512, 512});
+    if (set == ShapeSet::kFull) {
+      // Odd N (padded B rows), 3 x 46 tiles: tail 6 split 4 ways over 16 k-blocks.
+      out.push_back({257, 45 * spec.tile_n + 3, 1024, 1032});
+    }
+  }
   return out;
 }
 

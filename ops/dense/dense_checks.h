@@ -41,7 +41,9 @@ struct DenseShape {
 // and ldb = K + 8 for the _ldb variants; small-M variants take M at the edges of their range and
 // also K = 4096 + their minimum, as does wgmma_128x128_splitk. The variants that take any
 // alignment run K in {1, 37, 4099}, odd ldb (K + 3) and operands 1 element past a 16-byte
-// boundary. Quick: a subset sized for a CPU.
+// boundary. The _tail variants also run past one wave of 132 SMs (129 x (67 tile widths + 8) x
+// 512; full: 257 x (45 widths + 3) x 1024), so whole tiles and split tail tiles meet. Quick: a
+// subset sized for a CPU.
 std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v);
 
 struct DenseCaseResult {

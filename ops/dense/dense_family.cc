@@ -207,6 +207,14 @@ class DenseFamily final : public Family {
         if (s.shape == ArgShape::kScaledAcc) c.params.emplace_back("scale", "0.5");
         cases.push_back(std::move(c));
       }
+      if (s.shape == ArgShape::kTmaTail) {
+        // Long K past one wave: the last wave's tiles split (the three problems above run
+        // unsplit), with the splits given so that each variant's trace shows its split launch.
+        cases.push_back({.op = StrCat("dense.", s.name),
+                         .params = {{"m", "1024"}, {"n", "5120"}, {"k", "27648"}}});
+        cases.push_back({.op = StrCat("dense.", s.name),
+                         .params = {{"m", "1100"}, {"n", "5000"}, {"k", "4104"}, {"splits", "3"}}});
+      }
     }
     return cases;
   }

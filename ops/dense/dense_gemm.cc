@@ -54,6 +54,9 @@ constexpr std::array kAnyAlignmentOrder = {
     Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Shifted,
     Variant::kGemvM32Unaligned, Variant::kGemvM64Shifted, Variant::kPacked, Variant::kScalar};
 
+// The least predicted saving for which a _tail variant splits its last wave (SplitsFor).
+constexpr double kTailMinGain = 0.03;
+
 // The _shifted variants' copies of A: k + 7 must stay within uint32 after rounding up.
 constexpr uint32_t kMaxShiftedK = UINT32_MAX - 64;
 
@@ -86,6 +89,8 @@ absl::StatusOr<DenseGemm> DenseGemm::Load(GpuBackend& gpu, const ModuleImage& im
       d.splitk_reduce_,
       BindKernel<SplitKReduceArgs>(d.module_, kVariants[Variant::kSplitK].second_kernel));
   GPUOPS_ASSIGN_OR_RETURN(d.shift_rows_, BindKernel<PackArgs>(d.module_, kShiftRowsKernel));
+  GPUOPS_ASSIGN_OR_RETURN(d.tail_reduce_,
+                          BindKernel<TailReduceArgs>(d.module_, kTailReduceKernel));
   return d;
 }
 
@@ -110,6 +115,8 @@ absl::StatusOr<DenseGemm::AnyKernel> DenseGemm::BindVariant(const VariantSpec& s
       return bind.operator()<TmaSplitKArgs>();
     case ArgShape::kPack:
       return bind.operator()<PackArgs>();
+    case ArgShape::kTmaTail:
+      return bind.operator()<TmaTailArgs>();
   }
   return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
 }
@@ -123,6 +130,7 @@ bool DenseGemm::Ships(Variant v) const {
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || kernel(v).is_null()) return false;
   if (spec->shape == ArgShape::kShiftedA) return !shift_rows_.is_null();
+  if (spec->shape == ArgShape::kTmaTail) return !tail_reduce_.is_null();
   return spec->second_kernel.empty() || !splitk_reduce_.is_null();
 }
 
@@ -197,7 +205,9 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   if (spec.shape == ArgShape::kShiftedA) {
     GPUOPS_RETURN_IF_ERROR(CanImplementShifted(spec, args));
   }
-  if (!spec.second_kernel.empty()) {
+  if (spec.shape == ArgShape::kTmaTail) {
+    GPUOPS_RETURN_IF_ERROR(CanImplementTail(spec, args));
+  } else if (!spec.second_kernel.empty()) {
     const uint32_t splits = Splits(v, args);
     // The wgmma kernel gives each split at least one k-block of WgmmaTile<128>::kK.
     constexpr uint32_t kBlockK = WgmmaTile<128>::kK;
@@ -226,6 +236,43 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   return RequireGridFits(spec.kernel, Dims(spec, args).grid, device,
                          StrCat("m=", args.m, ", n=", args.n));
+}
+
+absl::Status DenseGemm::CanImplementTail(const VariantSpec& spec, const GemmArgs& args) const {
+  const uint32_t splits = Splits(spec.variant, args);
+  const uint32_t max_splits = std::min(kTailMaxSplits, CeilDiv(args.k, WgmmaTile<128>::kK));
+  if (splits < 1 || splits > max_splits) {
+    return ArgumentError(spec.kernel, StrCat("splits=", splits, " is outside 1..", max_splits,
+                                             " (at most ", kTailMaxSplits,
+                                             ", one per 64 k)"));
+  }
+  const uint64_t ws = WorkspaceBytes(spec.variant, args);
+  if (ws > 0 && args.workspace.is_null()) {
+    return ArgumentError(spec.kernel,
+                         StrCat("needs a workspace of ", ws, " bytes (WorkspaceBytes)"));
+  }
+  GPUOPS_RETURN_IF_ERROR(RequireAligned(spec.kernel, "workspace", args.workspace.ptr(), 16,
+                                        "the reduce reads FP32 partials 16 bytes at a time"));
+  const TailTiles tail = TailOfArgs(spec, args);
+  GPUOPS_RETURN_IF_ERROR(RequireExtent(
+      spec.kernel, "workspace", args.workspace, ws,
+      StrCat(splits, " splits of ", tail.tail_tiles, " tail tiles of ", spec.tile_m, " x ",
+             spec.tile_n, " FP32 partials (WorkspaceBytes)")));
+  return RequireGridFits(kTailReduceKernel, TailReduceDims(spec, tail).grid, gpu_->device_info(),
+                         StrCat("m=", args.m, ", n=", args.n));
+}
+
+TailTiles DenseGemm::TailOfArgs(const VariantSpec& spec, const GemmArgs& args) const {
+  const uint64_t tiles = TileCount(spec, args.m, args.n);
+  const auto t = static_cast<uint32_t>(std::min<uint64_t>(tiles, UINT32_MAX));
+  const uint32_t splits = Splits(spec.variant, args);
+  return TailOf(t, TailGrid(t, splits, SmCount()), splits);
+}
+
+LaunchDims DenseGemm::TailReduceDims(const VariantSpec& spec, const TailTiles& tail) {
+  return {{std::max(tail.tail_tiles, 1u), CeilDiv(spec.tile_m, kTailReduceRows), 1},
+          {kTailReduceThreads, 1, 1},
+          0};
 }
 
 absl::Status DenseGemm::CanImplementShifted(const VariantSpec& spec, const GemmArgs& args) const {
@@ -304,7 +351,12 @@ LaunchDims DenseGemm::Dims(const VariantSpec& spec, const GemmArgs& args) const 
   const DeviceInfo& device = gpu_->device_info();
   const uint32_t splits = spec.second_kernel.empty() ? 1 : Splits(spec.variant, args);
   Dim3 grid;
-  if (spec.order == GridOrder::kPersistent) {
+  if (spec.shape == ArgShape::kTmaTail) {
+    const uint64_t tiles = TileCount(spec, args.m, args.n);
+    grid = {TailGrid(static_cast<uint32_t>(std::min<uint64_t>(tiles, UINT32_MAX)), splits,
+                     SmCount()),
+            1, 1};
+  } else if (spec.order == GridOrder::kPersistent) {
     grid = PersistentGrid(TileCount(spec, args.m, args.n) * splits, device);
   } else if (spec.extra.row_classes) {
     grid = {RowClassBlocks(args.n), 1, 1};
@@ -322,6 +374,28 @@ uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
   const uint64_t sms = std::max(gpu_->device_info().sm_count, 1);
   const uint64_t tiles = std::max<uint64_t>(1, TileCount(*spec, args.m, args.n));
   const uint64_t by_k = std::max<uint64_t>(1, args.k / 256);  // at least 256 k per split
+  if (spec->shape == ArgShape::kTmaTail) {
+    // The count the time model predicts fastest, each split kTailMinKBlocks k-blocks or more;
+    // 1 (no split) unless the tiles pass one whole wave and the split saves kTailMinGain of the
+    // tile's unsplit time. Measured on the H200 (bench/NOTES.md, session 21): where the tiles
+    // do not fill one wave, the split-K variants ran 5-20 % faster than a tail split, and a
+    // predicted gain of a percent or two was lost as often as won.
+    if (tiles <= sms) return 1;
+    const uint32_t most =
+        std::clamp(CeilDiv(args.k, WgmmaTile<128>::kK) / kTailMinKBlocks, 1u, kTailMaxSplits);
+    const double unsplit =
+        *PredictMicros(v, args.m, args.n, args.k, 1, static_cast<uint32_t>(sms));
+    uint32_t best = 1;
+    double best_us = unsplit * (1.0 - kTailMinGain);
+    for (uint32_t s = 2; s <= most; ++s) {
+      const double us = *PredictMicros(v, args.m, args.n, args.k, s, static_cast<uint32_t>(sms));
+      if (us < best_us) {
+        best_us = us;
+        best = s;
+      }
+    }
+    return best;
+  }
   if (spec->shape == ArgShape::kTmaSplitK) {
     // One wave: tiles x splits <= SMs.
     return static_cast<uint32_t>(
@@ -343,6 +417,11 @@ uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
                          SaturatingMul(ShiftedRowElems(std::min(args.k, kMaxShiftedK)), 2));
   }
   if (spec == nullptr || spec->second_kernel.empty()) return 0;
+  if (spec->shape == ArgShape::kTmaTail) {
+    const TailTiles tail = TailOfArgs(*spec, args);
+    return SaturatingMul(SaturatingMul(tail.tail_tiles, Splits(v, args)),
+                         SaturatingMul(uint64_t{spec->tile_m} * spec->tile_n, sizeof(float)));
+  }
   return SaturatingMul(SaturatingMul(Splits(v, args), SaturatingMul(args.m, args.n)),
                        sizeof(float));
 }
@@ -545,6 +624,37 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
                                            .n = n,
                                            .splits = plan.splits})
                                   .overlap_previous(spec.shape == ArgShape::kTmaSplitK));
+      return plan;
+    }
+    case ArgShape::kTmaTail: {
+      plan.splits = Splits(spec.variant, args);
+      plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
+      GPUOPS_ASSIGN_OR_RETURN(TmaMaps maps, EncodeTmaMaps(spec, args));
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
+                                       TmaTailArgs{.a_map = maps.a,
+                                                   .b_map = maps.b,
+                                                   .c = args.c.ptr(),
+                                                   .workspace = args.workspace.ptr(),
+                                                   .m = m,
+                                                   .n = n,
+                                                   .k = k,
+                                                   .splits = plan.splits}));
+      // The reduce overlaps the tail kernel's launch (griddepcontrol, as split-K's); with no
+      // tail tiles (whole waves) it has nothing to sum and is not launched.
+      const TailTiles tail = TailOfArgs(spec, args);
+      if (tail.tail_tiles == 0) return plan;
+      plan.launches.push_back(tail_reduce_
+                                  .Launch(*gpu_, TailReduceDims(spec, tail),
+                                          {.workspace = args.workspace.ptr(),
+                                           .c = args.c.ptr(),
+                                           .m = m,
+                                           .n = n,
+                                           .splits = plan.splits,
+                                           .first_tile = tail.dp_tiles,
+                                           .tail_tiles = tail.tail_tiles,
+                                           .tile_m = spec.tile_m,
+                                           .tile_n = spec.tile_n})
+                                  .overlap_previous(true));
       return plan;
     }
   }

@@ -87,7 +87,9 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   absl::Status CanImplement(Variant v, const GemmArgs& args) const;
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
   // The split count a split-K variant uses when args.splits is 0: splitk, enough blocks for
-  // two waves; wgmma_128x128_splitk, as many as keep tiles x splits within one wave of SMs.
+  // two waves; wgmma_128x128_splitk, as many as keep tiles x splits within one wave of SMs; a
+  // _tail variant, the count its time model predicts fastest (dense_time_model.h; 1 when the
+  // tiles fill whole waves or no split pays for its partials).
   uint32_t SplitsFor(Variant v, const GemmArgs& args) const;
   // The workspace that lets Gemm() pick a split-K variant, or the packed one, for `args` (0 when
   // it would take neither).
@@ -98,9 +100,9 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // The dispatcher, first variant that ships and can implement the call:
   //   M <= 8: gemv_m8 (any N and ldb); then, by the time the model of dense_time_model.h
   //   predicts for the shape: gemv_m16 (M <= 16), the eight sm_90a wgmma tiles (128 x 256 ...
-  //   64 x 64), and the three split-K wgmma variants where M > 8, they run two splits or more
-  //   and the args carry a sized workspace that covers them (GemmWorkspaceBytes() gives the
-  //   fastest one's); then the tensor-core kernel (M <= 16), pipelined (pipelined_ldb for a B
+  //   64 x 64), and the three split-K and three _tail wgmma variants where M > 8, they run two
+  //   splits or more and the args carry a sized workspace that covers them
+  //   (GemmWorkspaceBytes() gives the fastest one's); then the tensor-core kernel (M <= 16), pipelined (pipelined_ldb for a B
   //   stride or N not a multiple of 8), then scalar when nothing faster is shipped.
   //   args.splits != 0: the split-K wgmma variants by predicted time at that split count, then
   //   splitk.
@@ -115,7 +117,7 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   using AnyKernel = std::variant<TypedKernel<MnkArgs>, TypedKernel<LdbArgs>,
                                  TypedKernel<ScaledAccArgs>, TypedKernel<SplitKPartialArgs>,
                                  TypedKernel<TmaArgs>, TypedKernel<TmaSplitKArgs>,
-                                 TypedKernel<PackArgs>>;
+                                 TypedKernel<PackArgs>, TypedKernel<TmaTailArgs>>;
   struct TmaMaps {
     TensorMapBytes a;
     TensorMapBytes b;
@@ -124,6 +126,11 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   // The packed variant: its inner problem on the workspace copies, and its checks.
   absl::StatusOr<GemmArgs> PackedArgs(const GemmArgs& args) const;
   absl::Status CanImplementPacked(const GemmArgs& args) const;
+  // The _tail variants' splits, workspace and reduce grid; their tiles split over the grid,
+  // and the reduce's launch dims.
+  absl::Status CanImplementTail(const VariantSpec& spec, const GemmArgs& args) const;
+  TailTiles TailOfArgs(const VariantSpec& spec, const GemmArgs& args) const;
+  static LaunchDims TailReduceDims(const VariantSpec& spec, const TailTiles& tail);
   // The _shifted variants' workspace and copy launch.
   absl::Status CanImplementShifted(const VariantSpec& spec, const GemmArgs& args) const;
   // The variant's kernel bound to the argument list of its shape (null when not shipped).
@@ -157,6 +164,7 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   LoadedModule module_;
   std::array<AnyKernel, kVariants.size()> kernels_{};
   TypedKernel<SplitKReduceArgs> splitk_reduce_;
+  TypedKernel<TailReduceArgs> tail_reduce_;  // kTailReduceKernel: the _tail variants' second
   TypedKernel<PackArgs> shift_rows_;  // kShiftRowsKernel: the _shifted variants' first launch
 };
 

@@ -195,6 +195,54 @@ absl::Status SplitKReduce(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
+// dense_gemm_bf16_tail_reduce: block (t, y) owns rows [16 y, 16 y + 16) of tail tile
+// first_tile + t, summing its slots s x tail_tiles + t (tile-local tile_m x tile_n FP32 blocks)
+// in split order into C.
+absl::Status TailReduce(const HostLaunch& l, HostMemory& mem) {
+  GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {kTailReduceThreads, 1, 1}));
+  GPUOPS_ASSIGN_OR_RETURN(TailReduceArgs args, l.Unpack<TailReduceArgs>());
+  const uint32_t m = args.m, n = args.n, splits = args.splits;
+  const uint32_t tile_m = args.tile_m, tile_n = args.tile_n;
+  if (tile_m == 0 || tile_n == 0 || tile_n % 4 != 0 || splits == 0) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": tile ", tile_m, " x ", tile_n, " and splits=", splits,
+               " (tiles of 4-column FP32 groups, one split or more)"));
+  }
+  const uint64_t tile_elems = uint64_t{tile_m} * tile_n;
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(tile_elems, splits),
+                                                    args.tail_tiles)));
+  GPUOPS_RETURN_IF_ERROR(
+      RequireArgAligned(l, args.workspace, ArgLabel(&TailReduceArgs::workspace), 16));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto ws, mem.View<float>(args.workspace, uint64_t{args.tail_tiles} * splits * tile_elems,
+                               ArgLabel(&TailReduceArgs::workspace)));
+  GPUOPS_ASSIGN_OR_RETURN(
+      auto c, mem.View<uint16_t>(args.c, uint64_t{m} * n, ArgLabel(&TailReduceArgs::c)));
+  const uint32_t num_m = CeilDiv(m, tile_m), num_n = CeilDiv(n, tile_n);
+  for (uint64_t t = 0; t < std::min<uint64_t>(l.grid().x, args.tail_tiles); ++t) {
+    const TileCoord coord = PersistentTileCoords(args.first_tile + static_cast<uint32_t>(t),
+                                                 num_m, num_n, WgmmaTile<128>::kGroupM);
+    for (uint64_t y = 0; y < l.grid().y; ++y) {
+      for (uint64_t r = y * kTailReduceRows; r < std::min<uint64_t>((y + 1) * kTailReduceRows,
+                                                                     tile_m);
+           ++r) {
+        const uint64_t row = uint64_t{coord.m_block} * tile_m + r;
+        if (row >= m) continue;
+        for (uint64_t j = 0; j < tile_n; ++j) {
+          const uint64_t col = uint64_t{coord.n_block} * tile_n + j;
+          if (col >= n) continue;
+          float sum = 0.0f;
+          for (uint64_t s = 0; s < splits; ++s) {
+            sum = sum + ws[(s * args.tail_tiles + t) * tile_elems + r * tile_n + j];
+          }
+          c[row * n + col] = FloatToBf16(sum);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The gemv kernels' block: (32 W, 1, 1) warps with W <= GemvTile::kMaxWarps, and the shared
 // memory their partial sums take.
 absl::Status RequireGemvBlock(const HostLaunch& l, uint32_t n_tiles) {
@@ -364,21 +412,29 @@ absl::Status PackRows(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
+// How a wgmma kernel deals out its units (hopper.cuh's Schedule).
+enum class Units { kTiles, kSplitK, kTail };
+
 // dense_gemm_bf16_wgmma_*: A and B arrive as tensor maps, which must describe the [M, K] and
 // [N, K] operands with the kernel's boxes and swizzle; block b walks units b, b + grid.x, ...
 // kSplitK: unit u is tile u % tiles over the k-blocks of split u / tiles (SplitKBlocks), whose
-// FP32 sums go to workspace[split][M][N]; otherwise units are tiles and C is BF16.
-template <uint32_t kTileN, uint32_t kConsumers, bool kSplitK>
+// FP32 sums go to workspace[split][M][N]. kTail: the grid's whole waves of tiles write C, the
+// last wave's tiles (TailOf over grid.x) run as `splits` units each into tile-local FP32 slots
+// of the workspace. Otherwise units are tiles and C is BF16.
+template <uint32_t kTileN, uint32_t kConsumers, Units kUnits>
 absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   using T = WgmmaTile<kTileN, kConsumers>;
-  using Args = std::conditional_t<kSplitK, TmaSplitKArgs, TmaArgs>;
+  constexpr bool kSplitK = kUnits == Units::kSplitK;
+  constexpr bool kTail = kUnits == Units::kTail;
+  using Args = std::conditional_t<kSplitK, TmaSplitKArgs,
+                                  std::conditional_t<kTail, TmaTailArgs, TmaArgs>>;
   GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {T::kThreads, 1, 1}));
   GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, T::kSharedBytes, "its stages"));
   GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
   const uint32_t m = args.m, n = args.n, k = args.k;
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), k)));
   uint32_t splits = 1;
-  if constexpr (kSplitK) {
+  if constexpr (kSplitK || kTail) {
     splits = args.splits;
     const uint32_t k_blocks = CeilDiv(k, T::kK);
     if (splits < 1 || splits > k_blocks) {
@@ -398,6 +454,14 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
       g.a, mem.View<uint16_t>(a_map.global_address, uint64_t{m} * k, ArgLabel(&Args::a_map)));
   GPUOPS_ASSIGN_OR_RETURN(g.b, mem.View<uint16_t>(b_map.global_address, uint64_t{n - 1} * g.ldb + k,
                                                   ArgLabel(&Args::b_map)));
+  const uint32_t num_m = CeilDiv(m, T::kM);
+  const uint32_t num_n = CeilDiv(n, T::kN);
+  const uint64_t tiles = uint64_t{num_m} * num_n;
+  const uint32_t k_blocks = CeilDiv(k, T::kK);
+  const auto grid = static_cast<uint32_t>(l.grid().x);
+  const TailTiles tail = kTail ? TailOf(static_cast<uint32_t>(tiles), grid, splits)
+                               : TailTiles{static_cast<uint32_t>(tiles), 0};
+  const uint64_t slot_elems = uint64_t{T::kM} * T::kN;
   absl::Span<float> ws;
   if constexpr (kSplitK) {
     GPUOPS_ASSIGN_OR_RETURN(
@@ -405,17 +469,36 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   } else {
     GPUOPS_ASSIGN_OR_RETURN(g.c, mem.View<uint16_t>(args.c, uint64_t{m} * n, ArgLabel(&Args::c)));
   }
-  const uint32_t num_m = CeilDiv(m, T::kM);
-  const uint32_t num_n = CeilDiv(n, T::kN);
-  const uint64_t tiles = uint64_t{num_m} * num_n;
-  const uint32_t k_blocks = CeilDiv(k, T::kK);
+  if constexpr (kTail) {
+    if (tail.tail_tiles != 0) {
+      GPUOPS_ASSIGN_OR_RETURN(ws, mem.View<float>(args.workspace,
+                                                  uint64_t{tail.tail_tiles} * splits * slot_elems,
+                                                  ArgLabel(&Args::workspace)));
+    }
+  }
+  const uint64_t units =
+      kSplitK ? tiles * splits : uint64_t{tail.dp_tiles} + uint64_t{tail.tail_tiles} * splits;
   std::vector<float> acc;
-  for (uint64_t block = 0; block < l.grid().x; ++block) {
-    for (uint64_t u = block; u < tiles * splits; u += l.grid().x) {
-      const TileCoord coord =
-          PersistentTileCoords(static_cast<uint32_t>(u % tiles), num_m, num_n, T::kGroupM);
-      const auto split = static_cast<uint32_t>(u / tiles);
-      const KBlockRange range = SplitKBlocks(split, splits, k_blocks);
+  for (uint64_t block = 0; block < grid; ++block) {
+    for (uint64_t u = block; u < units; u += grid) {
+      // The unit's tile, k-blocks and partial slot, as hopper.cuh's UnitOf deals them.
+      uint32_t tile = static_cast<uint32_t>(u);
+      uint32_t split = 0;
+      uint64_t slot = 0;
+      bool partial = false;
+      if (kSplitK) {
+        tile = static_cast<uint32_t>(u % tiles);
+        split = static_cast<uint32_t>(u / tiles);
+        partial = true;
+      } else if (kTail && u >= tail.dp_tiles) {
+        slot = u - tail.dp_tiles;
+        tile = tail.dp_tiles + static_cast<uint32_t>(slot % tail.tail_tiles);
+        split = static_cast<uint32_t>(slot / tail.tail_tiles);
+        partial = true;
+      }
+      const TileCoord coord = PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
+      const KBlockRange range =
+          partial ? SplitKBlocks(split, splits, k_blocks) : KBlockRange{0, k_blocks};
       const uint32_t row0 = coord.m_block * T::kM;
       const uint32_t col0 = coord.n_block * T::kN;
       const uint32_t rows = std::min(T::kM, m - row0);
@@ -426,8 +509,10 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
         for (uint32_t j = 0; j < cols; ++j) {
           const float v = acc[size_t{r} * cols + j];
           const size_t at = size_t{row0 + r} * n + col0 + j;
-          if constexpr (kSplitK) {
+          if (kSplitK) {
             ws[size_t{split} * m * n + at] = v;
+          } else if (partial) {
+            ws[slot * slot_elems + size_t{r} * T::kN + j] = v;
           } else {
             g.c[at] = FloatToBf16(v);
           }
@@ -484,41 +569,54 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         fn = PackRows;
         break;
       case Variant::kWgmma128x256:
-        fn = Wgmma<256, 2, false>;
+        fn = Wgmma<256, 2, Units::kTiles>;
         break;
       case Variant::kWgmma128x128:
-        fn = Wgmma<128, 2, false>;
+        fn = Wgmma<128, 2, Units::kTiles>;
         break;
       case Variant::kWgmma128x128SplitK:
-        fn = Wgmma<128, 2, true>;
+        fn = Wgmma<128, 2, Units::kSplitK>;
         break;
       case Variant::kWgmma64x128:
-        fn = Wgmma<128, 1, false>;
+        fn = Wgmma<128, 1, Units::kTiles>;
         break;
       case Variant::kWgmma64x128SplitK:
-        fn = Wgmma<128, 1, true>;
+        fn = Wgmma<128, 1, Units::kSplitK>;
         break;
       case Variant::kWgmma64x64:
-        fn = Wgmma<64, 1, false>;
+        fn = Wgmma<64, 1, Units::kTiles>;
         break;
       case Variant::kWgmma128x256SplitK:
-        fn = Wgmma<256, 2, true>;
+        fn = Wgmma<256, 2, Units::kSplitK>;
         break;
       case Variant::kWgmma128x192:
-        fn = Wgmma<192, 2, false>;
+        fn = Wgmma<192, 2, Units::kTiles>;
         break;
       case Variant::kWgmma192x192:
-        fn = Wgmma<192, 3, false>;
+        fn = Wgmma<192, 3, Units::kTiles>;
         break;
       case Variant::kWgmma192x128:
-        fn = Wgmma<128, 3, false>;
+        fn = Wgmma<128, 3, Units::kTiles>;
         break;
       case Variant::kWgmma192x64:
-        fn = Wgmma<64, 3, false>;
+        fn = Wgmma<64, 3, Units::kTiles>;
+        break;
+      case Variant::kWgmma128x256Tail:
+        fn = Wgmma<256, 2, Units::kTail>;
+        break;
+      case Variant::kWgmma128x192Tail:
+        fn = Wgmma<192, 2, Units::kTail>;
+        break;
+      case Variant::kWgmma128x128Tail:
+        fn = Wgmma<128, 2, Units::kTail>;
         break;
     }
     registry.Register(spec.kernel, std::move(fn));
-    if (!spec.second_kernel.empty()) registry.Register(spec.second_kernel, SplitKReduce);
+    if (spec.shape == ArgShape::kTmaTail) {
+      registry.Register(spec.second_kernel, TailReduce);
+    } else if (!spec.second_kernel.empty()) {
+      registry.Register(spec.second_kernel, SplitKReduce);
+    }
   }
   registry.Register(kShiftRowsKernel, ShiftRows);
 }

@@ -38,7 +38,25 @@ constexpr VariantTimeModel kModels[] = {
     {Variant::kGemvM16, 0.0, 6.691, 0.8991, 0, 0.2763, 0},  // 203, 0.065
 };
 
-static_assert(std::size(kModels) == kModeledVariants);
+// The _tail variants run their tile's kernel: its row, with the waves counted as TailOf deals
+// the units (whole waves of tiles over all of K, then rounds of tail splits over K / splits),
+// plus a fixed cost and one per MB of the FP32 partials the splits write and the reduce reads.
+// Those two fitted to the _tail variants forced on 32 shapes of 0.3-4.3 wave (bench/results/
+// 2026-12-04-s21-tail-forced.csv: M = 256-3072, K = 896-27648; mean relative error 1.5 / 2.9 /
+// 2.7 %, at most 6 / 10 / 9 %).
+struct TailModel {
+  Variant variant;
+  Variant tile;
+  double fixed_us;
+  double partial_mb_us;
+};
+constexpr TailModel kTailModels[] = {
+    {Variant::kWgmma128x256Tail, Variant::kWgmma128x256, 10.54, 0.385},
+    {Variant::kWgmma128x192Tail, Variant::kWgmma128x192, 3.96, 0.351},
+    {Variant::kWgmma128x128Tail, Variant::kWgmma128x128, 3.85, 0.341},
+};
+
+static_assert(std::size(kModels) + std::size(kTailModels) == kModeledVariants);
 
 // Each variant's row in kModels, -1 for none: the dispatcher looks rows up on every call.
 constexpr auto kRowOf = [] {
@@ -56,25 +74,61 @@ const VariantTimeModel* Find(Variant v) {
   return &kModels[kRowOf[index]];
 }
 
+const TailModel* FindTail(Variant v) {
+  for (const TailModel& t : kTailModels) {
+    if (t.variant == v) return &t;
+  }
+  return nullptr;
+}
+
+// The filled waves of `units` over `sms` (PredictMicros's `filled`).
+double Filled(const VariantTimeModel& model, uint64_t units, uint32_t sms) {
+  const uint64_t full = units / sms;
+  const uint64_t last = units % sms;
+  return static_cast<double>(full) +
+         (last != 0 ? 1.0 - model.fill_share + model.fill_share * static_cast<double>(last) / sms
+                    : 0.0);
+}
+
+std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint32_t n, uint32_t k,
+                                  uint32_t splits, uint32_t sms) {
+  const VariantTimeModel* model = Find(tail_model.tile);
+  const VariantSpec* spec = kVariants.Find(tail_model.variant);
+  if (model == nullptr || spec == nullptr) return std::nullopt;
+  const auto tiles =
+      static_cast<uint32_t>(std::min<uint64_t>(TileCount(*spec, m, n), UINT32_MAX));
+  const uint32_t grid = std::max(TailGrid(tiles, splits, sms), 1u);
+  const TailTiles tail = TailOf(tiles, grid, splits);
+  // Nothing split (one split, or whole waves): the tile's kernel, every tile over all of K.
+  if (tail.tail_tiles == 0) return PredictMicros(tail_model.tile, m, n, k, 1, sms);
+  const uint64_t dp_waves = tail.dp_tiles / grid;
+  const uint64_t tail_units = uint64_t{tail.tail_tiles} * splits;
+  const double waves = static_cast<double>(dp_waves + (tail_units + grid - 1) / grid);
+  const double md = m, nd = n, kd = k;
+  const double weight_mb = (nd * kd + md * kd) * 2 / 1e6;
+  const double partial_mb = static_cast<double>(tail_units) * spec->tile_m * spec->tile_n * 4 / 1e6;
+  const double micros = model->launch_us + model->wave_us * waves +
+                  model->k_wave_us * (kd * static_cast<double>(dp_waves) +
+                                      kd / splits * Filled(*model, tail_units, sms)) +
+                  model->weight_mb_us * weight_mb;
+  return micros + tail_model.fixed_us + tail_model.partial_mb_us * partial_mb;
+}
+
 }  // namespace
 
-bool Modeled(Variant v) { return Find(v) != nullptr; }
+bool Modeled(Variant v) { return Find(v) != nullptr || FindTail(v) != nullptr; }
 
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms) {
+  splits = std::max(splits, 1u);
+  sms = std::max(sms, 1u);
+  if (const TailModel* tail = FindTail(v)) return PredictTail(*tail, m, n, k, splits, sms);
   const VariantTimeModel* model = Find(v);
   const VariantSpec* spec = kVariants.Find(v);
   if (model == nullptr || spec == nullptr) return std::nullopt;
-  splits = std::max(splits, 1u);
-  sms = std::max(sms, 1u);
   const uint64_t units = TileCount(*spec, m, n) * splits;
-  const uint64_t full = units / sms;
-  const uint64_t last = units % sms;
-  const double waves = static_cast<double>(full + (last != 0));
-  const double filled =
-      static_cast<double>(full) +
-      (last != 0 ? 1.0 - model->fill_share + model->fill_share * static_cast<double>(last) / sms
-                 : 0.0);
+  const double waves = static_cast<double>(units / sms + (units % sms != 0));
+  const double filled = Filled(*model, units, sms);
   const double md = m, nd = n, kd = k;
   const double weight_mb = (nd * kd + md * kd) * 2 / 1e6;
   const double partial_mb = spec->second_kernel.empty() ? 0.0 : splits * md * nd * 4 / 1e6;

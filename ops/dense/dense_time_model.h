@@ -26,9 +26,9 @@ struct VariantTimeModel {
   double partial_mb_us;
 };
 
-// The variants the model has a row for: the eight wgmma tiles, the three wgmma split variants
-// and gemv_m16.
-inline constexpr size_t kModeledVariants = 12;
+// The variants the model covers: the eight wgmma tiles, the three wgmma split variants,
+// gemv_m16, and the three _tail variants (on their tile's row).
+inline constexpr size_t kModeledVariants = 15;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
 // nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and

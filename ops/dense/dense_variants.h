@@ -44,6 +44,9 @@ enum class Variant : uint8_t {
   kWgmma192x64,
   kGemvM32Shifted,
   kGemvM64Shifted,
+  kWgmma128x256Tail,
+  kWgmma128x192Tail,
+  kWgmma128x128Tail,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -57,7 +60,11 @@ enum class ArgShape : uint8_t {
   kPack,       // PackArgs copies into the workspace, then the launches of an aligned variant
   kShiftedA,   // kShiftRowsKernel's PackArgs copies A into the workspace, then LdbArgs with a =
                // those copies
+  kTmaTail,    // TmaTailArgs, then kTailReduceKernel's TailReduceArgs
 };
+
+// The tail-split variants' second launch: the last wave's FP32 partials summed into C.
+inline constexpr std::string_view kTailReduceKernel = "dense_gemm_bf16_tail_reduce";
 
 // The _shifted gemv's first launch: A's rows copied once per row class, each shifted to match
 // (ShiftTile), into the workspace.
@@ -65,7 +72,7 @@ inline constexpr std::string_view kShiftRowsKernel = "dense_shift_rows_bf16";
 
 // Whether the variant's kernel takes A and B as TMA tensor maps (B's row stride in B's map).
 constexpr bool TakesTensorMaps(ArgShape s) {
-  return s == ArgShape::kTma || s == ArgShape::kTmaSplitK;
+  return s == ArgShape::kTma || s == ArgShape::kTmaSplitK || s == ArgShape::kTmaTail;
 }
 // Whether the variant takes B's row stride (ldb) at all: the _ldb, gemv and TMA kernels.
 constexpr bool TakesLdb(ArgShape s) {
@@ -391,6 +398,44 @@ inline constexpr VariantTable kVariants(
          .summary = "gemv_m32_shifted with eight n8 tiles of activations (M <= 64): the weights "
                     "read once where packed would copy them",
          .extra = {.warps_per_wave = true, .any_alignment = true, .row_classes = true}},
+        {.variant = Variant::kWgmma128x256Tail,
+         .name = "wgmma_128x256_tail",
+         .kernel = "dense_gemm_bf16_wgmma_128x256_tail",
+         .second_kernel = kTailReduceKernel,
+         .shape = ArgShape::kTmaTail,
+         .tile_m = WgmmaTile<256>::kM,
+         .tile_n = WgmmaTile<256>::kN,
+         .block = {WgmmaTile<256>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<256>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x256 whose last, part-filled wave is split: the tiles of "
+                    "whole waves write C, the rest (tiles % SMs) run as K splits on every SM "
+                    "into FP32 partials, summed in split order by a second launch"},
+        {.variant = Variant::kWgmma128x192Tail,
+         .name = "wgmma_128x192_tail",
+         .kernel = "dense_gemm_bf16_wgmma_128x192_tail",
+         .second_kernel = kTailReduceKernel,
+         .shape = ArgShape::kTmaTail,
+         .tile_m = WgmmaTile<192>::kM,
+         .tile_n = WgmmaTile<192>::kN,
+         .block = {WgmmaTile<192>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<192>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x192 with its last wave split (as wgmma_128x256_tail)"},
+        {.variant = Variant::kWgmma128x128Tail,
+         .name = "wgmma_128x128_tail",
+         .kernel = "dense_gemm_bf16_wgmma_128x128_tail",
+         .second_kernel = kTailReduceKernel,
+         .shape = ArgShape::kTmaTail,
+         .tile_m = WgmmaTile<128>::kM,
+         .tile_n = WgmmaTile<128>::kN,
+         .block = {WgmmaTile<128>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x128 with its last wave split (as wgmma_128x256_tail)"},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -229,6 +229,37 @@ GPUOPS_HOST_DEVICE constexpr KBlockRange SplitKBlocks(uint32_t split, uint32_t s
 // The most splits the split-K wgmma launcher chooses (the kernel takes up to ceil(K / 64)).
 inline constexpr uint32_t kWgmmaMaxSplits = 16;
 
+// The tail-split wgmma kernels (_tail): a persistent grid of `grid` blocks runs the tiles that
+// fill whole waves over all of K (data-parallel, BF16 C), and splits only the tiles of the last,
+// part-filled wave: tail = tiles % grid (all tiles when there are fewer than the grid; none when
+// splits is 1) tiles of `splits` K-splits each. Unit u < dp_tiles is tile u; unit dp_tiles + v is tile dp_tiles + v %
+// tail over split v / tail's k-blocks (SplitKBlocks), writing its FP32 partial to workspace slot
+// v (a tile-local kM x kN row-major block); dense_gemm_bf16_tail_reduce sums each tail tile's
+// slots in split order into C. So the SMs that a part-filled wave would leave idle share its K.
+struct TailTiles {
+  uint32_t dp_tiles;    // tiles [0, dp_tiles): whole K, written to C
+  uint32_t tail_tiles;  // tiles [dp_tiles, dp_tiles + tail_tiles): split
+};
+GPUOPS_HOST_DEVICE constexpr TailTiles TailOf(uint32_t tiles, uint32_t grid, uint32_t splits) {
+  const uint32_t tail = splits <= 1 ? 0 : tiles < grid ? tiles : tiles % grid;
+  return {tiles - tail, tail};
+}
+// The grid a tail-split launch runs on `sms` SMs: one block an SM, fewer only where the tiles'
+// splits do not reach the SMs.
+GPUOPS_HOST_DEVICE constexpr uint32_t TailGrid(uint32_t tiles, uint32_t splits, uint32_t sms) {
+  if (tiles >= sms) return sms;
+  const uint64_t units = uint64_t{tiles} * splits;
+  return units < sms ? static_cast<uint32_t>(units) : sms;
+}
+// The most splits of a tail tile, each of kTailMinKBlocks k-blocks or more (the launcher picks
+// the count by the time model: DenseGemm::SplitsFor).
+inline constexpr uint32_t kTailMaxSplits = 8;
+inline constexpr uint32_t kTailMinKBlocks = 4;
+// dense_gemm_bf16_tail_reduce: grid (tail tiles, tile_m / kTailReduceRows), kTailReduceThreads
+// threads a block, each summing float4s of kTailReduceRows rows of its tile.
+inline constexpr uint32_t kTailReduceRows = 16;
+inline constexpr uint32_t kTailReduceThreads = 256;
+
 static_assert(WgmmaTile<256>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<192>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<192, 3>::kSharedBytes <= 227 * 1024 &&

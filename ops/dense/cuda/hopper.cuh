@@ -9,7 +9,8 @@
 // (their accumulator rows are never stored); B's row stride comes from its tensor map. The epilogue
 // stages C through shared memory for 16-byte row stores, or writes straight from registers when N %
 // 8 != 0 (C rows not 16-byte aligned). The split-K kernel spreads each tile's K over several units
-// of work and writes FP32 partials instead.
+// of work and writes FP32 partials instead; the tail-split kernel does so only for the tiles of
+// the last, part-filled wave (TailOf in dense_tiles.h).
 #pragma once
 
 #include <cuda.h>
@@ -88,11 +89,46 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
   }
 }
 
-// kSplitK: the work is tiles x splits units; unit u computes tile u % tiles over the k-blocks
-// of split u / tiles and writes its FP32 partial to workspace[split][M][N] (c is unused);
-// dense_gemm_bf16_splitk_reduce then sums the splits in order. Otherwise splits == 1 and the
-// epilogue writes BF16 C.
-template <uint32_t kTileN, uint32_t kConsumers, bool kSplitK>
+// How a wgmma kernel deals out its work.
+enum class Schedule {
+  // One unit a tile over all of K, BF16 C (splits == 1).
+  kTiles,
+  // tiles x splits units: unit u computes tile u % tiles over the k-blocks of split u / tiles
+  // and writes its FP32 partial to workspace[split][M][N] (c is unused);
+  // dense_gemm_bf16_splitk_reduce then sums the splits in order.
+  kSplitK,
+  // Whole tiles for the full waves (BF16 C), `splits` units a tile for the tiles of the last
+  // wave, each writing a tile-local FP32 partial (TailOf); dense_gemm_bf16_tail_reduce sums them.
+  kTail,
+};
+
+// The unit a block runs: its tile, k-blocks, and where an FP32 partial goes (slot; none for a
+// whole tile).
+struct WorkUnit {
+  uint32_t tile;
+  gpuops::ops::dense::KBlockRange range;
+  uint32_t slot;
+  bool partial;
+};
+
+template <Schedule kSchedule>
+__device__ __forceinline__ WorkUnit UnitOf(uint32_t u, uint32_t tiles, uint32_t splits,
+                                           uint32_t k_blocks,
+                                           gpuops::ops::dense::TailTiles tail) {
+  using gpuops::ops::dense::SplitKBlocks;
+  if constexpr (kSchedule == Schedule::kSplitK) {
+    return {u % tiles, SplitKBlocks(u / tiles, splits, k_blocks), u / tiles, true};
+  } else if constexpr (kSchedule == Schedule::kTail) {
+    if (u >= tail.dp_tiles) {
+      const uint32_t v = u - tail.dp_tiles;
+      return {tail.dp_tiles + v % tail.tail_tiles,
+              SplitKBlocks(v / tail.tail_tiles, splits, k_blocks), v, true};
+    }
+  }
+  return {u, {0, k_blocks}, 0, false};
+}
+
+template <uint32_t kTileN, uint32_t kConsumers, Schedule kSchedule>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
                                            bf16* __restrict__ c, float* __restrict__ workspace,
                                            uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
@@ -111,12 +147,19 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   const uint32_t num_m = (m + T::kM - 1) / T::kM;
   const uint32_t num_n = (n + T::kN - 1) / T::kN;
   const uint32_t tiles = num_m * num_n;
-  const uint32_t units = tiles * splits;
   const uint32_t k_blocks = (k + T::kK - 1) / T::kK;
+  const gpuops::ops::dense::TailTiles tail =
+      kSchedule == Schedule::kTail ? gpuops::ops::dense::TailOf(tiles, gridDim.x, splits)
+                                   : gpuops::ops::dense::TailTiles{tiles, 0};
+  const uint32_t units = kSchedule == Schedule::kSplitK ? tiles * splits
+                         : kSchedule == Schedule::kTail ? tail.dp_tiles + tail.tail_tiles * splits
+                                                        : tiles;
 
-  // The split-K reduce that follows waits for this grid in its kernel, so it may launch now
+  // The reduce that follows waits for this grid in its kernel, so it may launch now
   // (programmatic dependent launch): its launch overlaps this grid instead of following it.
-  if constexpr (kSplitK) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  if constexpr (kSchedule != Schedule::kTiles) {
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  }
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < T::kStages; ++s) {
       MbarInit(&full[s], 1);
@@ -132,11 +175,11 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
       uint32_t stage = 0;
       uint32_t phase = 0;
       const uint32_t a_box_bytes = gpuops::ops::dense::ABoxRows(T::kM, m) * T::kK * 2;
-      for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+      for (uint32_t u = blockIdx.x; u < units; u += gridDim.x) {
+        const WorkUnit unit = UnitOf<kSchedule>(u, tiles, splits, k_blocks, tail);
         const auto coord =
-            gpuops::ops::dense::PersistentTileCoords(unit % tiles, num_m, num_n, T::kGroupM);
-        const auto range = gpuops::ops::dense::SplitKBlocks(unit / tiles, splits, k_blocks);
-        for (uint32_t kb = range.begin; kb < range.end; ++kb) {
+            gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
+        for (uint32_t kb = unit.range.begin; kb < unit.range.end; ++kb) {
           MbarWait(&empty[stage], phase ^ 1);
           MbarExpectTx(&full[stage], a_box_bytes + T::kBBytes);
           TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK,
@@ -160,11 +203,11 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   float acc[kTileN / 2];
   uint32_t stage = 0;
   uint32_t phase = 0;
-  for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+  for (uint32_t u = blockIdx.x; u < units; u += gridDim.x) {
+    const WorkUnit unit = UnitOf<kSchedule>(u, tiles, splits, k_blocks, tail);
     const auto coord =
-        gpuops::ops::dense::PersistentTileCoords(unit % tiles, num_m, num_n, T::kGroupM);
-    const uint32_t split = unit / tiles;
-    const auto range = gpuops::ops::dense::SplitKBlocks(split, splits, k_blocks);
+        gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
+    const auto range = unit.range;
     // One k-block's wgmma batch stays in flight while the next is issued; a stage is released
     // once the batch that read it has completed.
     uint32_t previous = T::kStages;
@@ -191,12 +234,18 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) MbarArrive(&empty[previous]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
-    if (kSplitK || n % 8 != 0) {
-      const uint32_t row_base = coord.m_block * T::kM + consumer * 64 + warp * 16 + lane / 4;
-      const uint32_t col_base = coord.n_block * T::kN + 2 * (lane % 4);
-      if constexpr (kSplitK) {
-        StoreFragment<kTileN>(acc, workspace + static_cast<size_t>(split) * m * n, row_base,
+    if (unit.partial || n % 8 != 0) {
+      const uint32_t tile_row = consumer * 64 + warp * 16 + lane / 4;
+      const uint32_t tile_col = 2 * (lane % 4);
+      const uint32_t row_base = coord.m_block * T::kM + tile_row;
+      const uint32_t col_base = coord.n_block * T::kN + tile_col;
+      if (kSchedule == Schedule::kSplitK) {
+        StoreFragment<kTileN>(acc, workspace + static_cast<size_t>(unit.slot) * m * n, row_base,
                               col_base, m, n);
+      } else if (kSchedule == Schedule::kTail && unit.partial) {
+        // The whole tile-local block, rows and columns past M and N included (never read).
+        StoreFragment<kTileN>(acc, workspace + static_cast<size_t>(unit.slot) * T::kM * T::kN,
+                              tile_row, tile_col, T::kM, T::kN);
       } else {
         StoreFragment<kTileN>(acc, c, row_base, col_base, m, n);
       }
@@ -239,6 +288,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
 
 }  // namespace dense_device
 
+using dense_device::Schedule;
 using gpuops::ops::dense::WgmmaTile;
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
@@ -247,7 +297,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x256(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<256, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<256, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // 128 x 192 tiles (grid, block as wgmma_128x256; dynamic shared memory
@@ -257,7 +307,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x192(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<192, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<192, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // 192 x 192 tiles: three consumer warpgroups (grid as wgmma_128x256, block 512, dynamic shared
@@ -267,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<192, 3>::kThreads, 1)
     dense_gemm_bf16_wgmma_192x192(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<192, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<192, 3, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // 192 x 128 and 192 x 64 tiles (three consumer warpgroups, block 512, dynamic shared memory
@@ -277,13 +327,13 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 3>::kThreads, 1)
     dense_gemm_bf16_wgmma_192x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<128, 3, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 extern "C" __global__ void __launch_bounds__(WgmmaTile<64, 3>::kThreads, 1)
     dense_gemm_bf16_wgmma_192x64(const __grid_constant__ CUtensorMap a_map,
                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                  uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<64, 3, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<64, 3, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // Persistent: grid (min(tiles, SMs)), block 384, dynamic shared memory
@@ -292,7 +342,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x128(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128, 2, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<128, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // Split-K partials: grid (min(tiles x splits, SMs)), block 384, dynamic shared memory
@@ -303,7 +353,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
                                          const __grid_constant__ CUtensorMap b_map,
                                          float* __restrict__ workspace, uint32_t m, uint32_t n,
                                          uint32_t k, uint32_t splits) {
-  dense_device::HopperGemm<128, 2, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+  dense_device::HopperGemm<128, 2, Schedule::kSplitK>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
 }
 
 // Split-K partials over 128 x 256 tiles (as wgmma_128x128_splitk; dynamic shared memory
@@ -313,7 +363,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
                                          const __grid_constant__ CUtensorMap b_map,
                                          float* __restrict__ workspace, uint32_t m, uint32_t n,
                                          uint32_t k, uint32_t splits) {
-  dense_device::HopperGemm<256, 2, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+  dense_device::HopperGemm<256, 2, Schedule::kSplitK>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
 }
 
 // 64-row tiles (one consumer warpgroup) for small M: grid (min(tiles, SMs)), block 256, dynamic
@@ -322,7 +372,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)
     dense_gemm_bf16_wgmma_64x128(const __grid_constant__ CUtensorMap a_map,
                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                  uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<128, 1, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<128, 1, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // 64 x 64 tiles: twice the tiles of 64 x 128 for small problems (grid, block as wgmma_64x128;
@@ -331,7 +381,7 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<64, 1>::kThreads, 1)
     dense_gemm_bf16_wgmma_64x64(const __grid_constant__ CUtensorMap a_map,
                                 const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                 uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<64, 1, false>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+  dense_device::HopperGemm<64, 1, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
 }
 
 // The same over K splits into FP32 partials (as wgmma_128x128_splitk).
@@ -340,7 +390,36 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)
                                         const __grid_constant__ CUtensorMap b_map,
                                         float* __restrict__ workspace, uint32_t m, uint32_t n,
                                         uint32_t k, uint32_t splits) {
-  dense_device::HopperGemm<128, 1, true>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+  dense_device::HopperGemm<128, 1, Schedule::kSplitK>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
+}
+
+// Tail-split: grid (TailGrid(tiles, splits, SMs)), block 384, dynamic shared memory
+// WgmmaTile<N>::kSharedBytes; 1 <= splits <= ceil(K / 64). The tiles of whole waves write C,
+// those of the last wave (TailOf) write `splits` FP32 partials each into workspace[slot][kM][kN];
+// dense_gemm_bf16_tail_reduce sums them into C. For tile counts a little past a whole wave.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x256_tail(const __grid_constant__ CUtensorMap a_map,
+                                       const __grid_constant__ CUtensorMap b_map,
+                                       bf16* __restrict__ c, float* __restrict__ workspace,
+                                       uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<256, 2, Schedule::kTail>(&a_map, &b_map, c, workspace, m, n, k,
+                                                    splits);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x192_tail(const __grid_constant__ CUtensorMap a_map,
+                                       const __grid_constant__ CUtensorMap b_map,
+                                       bf16* __restrict__ c, float* __restrict__ workspace,
+                                       uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<192, 2, Schedule::kTail>(&a_map, &b_map, c, workspace, m, n, k,
+                                                    splits);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x128_tail(const __grid_constant__ CUtensorMap a_map,
+                                       const __grid_constant__ CUtensorMap b_map,
+                                       bf16* __restrict__ c, float* __restrict__ workspace,
+                                       uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<128, 2, Schedule::kTail>(&a_map, &b_map, c, workspace, m, n, k,
+                                                    splits);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

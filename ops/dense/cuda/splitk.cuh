@@ -59,3 +59,67 @@ extern "C" __global__ void __launch_bounds__(SplitKTile::kReduceThreads)
   }
   c[static_cast<size_t>(row) * n + col] = dense_device::ToBf16(sum);
 }
+
+// The tail-split wgmma kernels' reduce: grid (tail_tiles, ceil(tile_m / kTailReduceRows)), block
+// kTailReduceThreads. Block (t, y) owns rows [16 y, 16 y + 16) of tail tile first_tile + t
+// (PersistentTileCoords over tile_m x tile_n tiles): each element is the sum, in split order, of
+// the tile's slots s x tail_tiles + t of the workspace (tile-local tile_m x tile_n FP32 blocks),
+// written to C as BF16; rows and columns past M and N are skipped.
+extern "C" __global__ void __launch_bounds__(gpuops::ops::dense::kTailReduceThreads)
+    dense_gemm_bf16_tail_reduce(const float* __restrict__ workspace, bf16* __restrict__ c,
+                                uint32_t m, uint32_t n, uint32_t splits, uint32_t first_tile,
+                                uint32_t tail_tiles, uint32_t tile_m, uint32_t tile_n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // As dense_gemm_bf16_splitk_reduce: launched to overlap the kernel that writes the partials.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  using gpuops::ops::dense::kTailReduceRows;
+  const uint32_t t = blockIdx.x;
+  if (t >= tail_tiles || tile_m == 0 || tile_n % 4 != 0) return;
+  const auto coord = gpuops::ops::dense::PersistentTileCoords(
+      first_tile + t, (m + tile_m - 1) / tile_m, (n + tile_n - 1) / tile_n,
+      gpuops::ops::dense::WgmmaTile<128>::kGroupM);
+  const size_t tile_elems = static_cast<size_t>(tile_m) * tile_n;
+  const size_t slot_stride = tile_elems * tail_tiles;
+  const uint32_t quads = tile_n / 4;
+  constexpr uint32_t kBatch = SplitKTile::kReduceBatch;
+  for (uint32_t i = threadIdx.x; i < kTailReduceRows * quads; i += blockDim.x) {
+    const uint32_t r = blockIdx.y * kTailReduceRows + i / quads;
+    const uint32_t row = coord.m_block * tile_m + r;
+    const uint32_t col = coord.n_block * tile_n + 4 * (i % quads);
+    if (r >= tile_m || row >= m || col >= n) continue;
+    const float* partial = workspace + t * tile_elems + static_cast<size_t>(r) * tile_n +
+                           4 * (i % quads);
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (uint32_t first = 0; first < splits; first += kBatch) {
+      float4 v[kBatch];
+#pragma unroll
+      for (uint32_t j = 0; j < kBatch; ++j) {
+        v[j] = first + j < splits
+                   ? *reinterpret_cast<const float4*>(partial + (first + j) * slot_stride)
+                   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (uint32_t j = 0; j < kBatch; ++j) {
+        if (first + j >= splits) continue;
+        sum.x = __fadd_rn(sum.x, v[j].x);
+        sum.y = __fadd_rn(sum.y, v[j].y);
+        sum.z = __fadd_rn(sum.z, v[j].z);
+        sum.w = __fadd_rn(sum.w, v[j].w);
+      }
+    }
+    bf16* out = c + static_cast<size_t>(row) * n + col;
+    const float s[4] = {sum.x, sum.y, sum.z, sum.w};
+    if (n % 4 == 0) {
+      // col % 4 == 0 and n % 4 == 0: four elements, 8-byte aligned, all inside the row.
+      __nv_bfloat162 pair[2] = {__floats2bfloat162_rn(s[0], s[1]),
+                                __floats2bfloat162_rn(s[2], s[3])};
+      *reinterpret_cast<uint2*>(out) = *reinterpret_cast<const uint2*>(pair);
+    } else {
+#pragma unroll
+      for (uint32_t j = 0; j < 4; ++j) {
+        if (col + j < n) out[j] = dense_device::ToBf16(s[j]);
+      }
+    }
+  }
+}

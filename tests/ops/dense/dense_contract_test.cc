@@ -308,6 +308,33 @@ TEST_F(DenseContractTest, DispatcherSplitsKOnlyWithTheWorkspaceForIt) {
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(192, 8192, 8192)), 0u);
 }
 
+// A _tail variant where the tiles pass a whole wave and splitting the last one saves 3 % or
+// more of its tile's time (model); the H200's times of the same run (bench/results/
+// 2026-12-04-s21-*.csv, the dispatcher and the session-19 pick forced), in microseconds.
+TEST_F(DenseContractTest, DispatcherSplitsTheLastWaveWhereItPays) {
+  auto with_workspace = [&](uint32_t m, uint32_t n, uint32_t k) {
+    GemmArgs args = Args(m, n, k);
+    args.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(args));
+    return args;
+  };
+  // 160 tiles of 128 x 256: 28 split 4 ways, 369.9 / 411.6 (128 x 192 unsplit).
+  GemmArgs long_k = with_workspace(1024, 5120, 27648);
+  EXPECT_EQ(*dense_->Pick(long_k), Variant::kWgmma128x256Tail);
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x256Tail, long_k), 4u);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(long_k), 28ull * 4 * 128 * 256 * 4);
+  // 672 tiles of 128 x 128: 12 split 8 ways, 413.3 / 437.1 (128 x 256).
+  EXPECT_EQ(*dense_->Pick(with_workspace(3072, 3584, 14336)), Variant::kWgmma128x128Tail);
+  // Without a workspace the same shape runs unsplit.
+  EXPECT_EQ(*dense_->Pick(Args(3072, 3584, 14336)), Variant::kWgmma128x256);
+  // Fewer tiles than SMs: the split-K and 64-row variants, which ran 5-20 % faster there.
+  EXPECT_EQ(*dense_->Pick(with_workspace(128, 4096, 14336)), Variant::kWgmma128x128SplitK);
+  EXPECT_EQ(*dense_->Pick(with_workspace(192, 3584, 18944)), Variant::kWgmma64x128);
+  // Many waves: a split of the last saves under 3 %, so the tile runs whole.
+  EXPECT_EQ(*dense_->Pick(with_workspace(4096, 4096, 4096)), Variant::kWgmma128x256);
+  EXPECT_EQ(*dense_->Pick(with_workspace(8192, 28672, 4096)), Variant::kWgmma128x256);
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x256Tail, Args(8192, 28672, 4096)), 1u);
+}
+
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);
   EXPECT_EQ(*dense_->Pick(Args(8, 151937, 4096)), Variant::kGemvM8) << "M <= 8: gemv_m8";
@@ -795,6 +822,75 @@ TEST_F(DenseEmulationTest, GivenSplitsTheDispatcherRunsASplitKVariantOrSaysWhyNo
   absl::Status s = dense_->Gemm(args);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("splits=100000 is outside 1..64"));
+}
+
+// The _tail variants on a 4-SM device: 2 x 7 tiles leave 2 for a second wave, which run as K
+// splits on every SM (TailOf) while the first 12 tiles write C whole; the reduce sums the
+// partials (2 and 5 splits given). Checked against the float64 reference (tensor-core bound),
+// every element written, the guard intact.
+TEST(DenseTailTest, WholeWavesAndSplitLastWaveCoverEveryElement) {
+  mock::RecordingBackend::Options options;
+  options.device.sm_count = 4;
+  mock::RecordingBackend gpu(options);
+  auto loaded = DenseGemm::Load(gpu);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const DenseGemm& dense = *loaded;
+  constexpr uint16_t kPoison = common::kBf16Poison;
+  for (Variant v : {Variant::kWgmma128x256Tail, Variant::kWgmma128x192Tail,
+                    Variant::kWgmma128x128Tail}) {
+    const VariantSpec& spec = kVariants[v];
+    for (uint32_t splits : {2u, 5u}) {
+      SCOPED_TRACE(StrCat(spec.name, " splits=", splits));
+      const uint32_t m = 250, n = 7 * spec.tile_n - 6, k = 512;  // 2 x 7 tiles, ragged edges
+      std::vector<uint16_t> a(size_t{m} * k), b(size_t{n} * k);
+      verify::FillRandomBf16(absl::MakeSpan(a), 7);
+      verify::FillRandomBf16(absl::MakeSpan(b), 8);
+      DeviceBuffer a_dev = ::gpuops::testing::UploadVector(gpu, a);
+      DeviceBuffer b_dev = ::gpuops::testing::UploadVector(gpu, b);
+      const uint64_t mn = uint64_t{m} * n;
+      DeviceBuffer c_dev = ::gpuops::testing::UploadVector(
+          gpu, std::vector<uint16_t>(mn + verify::kGuardElements, kPoison));
+      GemmArgs args{.a = a_dev.span(),
+                    .b = b_dev.span(),
+                    .c = *c_dev.span().Slice(0, 2 * mn),
+                    .m = m,
+                    .n = n,
+                    .k = k,
+                    .splits = splits};
+      const uint64_t ws_bytes = dense.WorkspaceBytes(v, args);
+      EXPECT_EQ(ws_bytes, uint64_t{2} * splits * spec.tile_m * spec.tile_n * 4);
+      absl::Status refused = dense.Run(v, args);
+      EXPECT_THAT(refused.message(), HasSubstr("needs a workspace of")) << refused;
+      auto ws = DeviceBuffer::Allocate(gpu, ws_bytes);
+      ASSERT_TRUE(ws.ok());
+      args.workspace = *ws->span().Slice(0, ws_bytes - 16);
+      EXPECT_THAT(dense.Run(v, args).message(), HasSubstr("workspace"));
+      args.workspace = ws->span();
+      gpu.ClearLaunches();
+      ASSERT_TRUE(dense.Run(v, args).ok());
+      ASSERT_EQ(gpu.launches().size(), 2u);
+      EXPECT_EQ(gpu.launches()[0].kernel, spec.kernel);
+      EXPECT_EQ(gpu.launches()[0].grid.x, 4u);
+      EXPECT_EQ(gpu.launches()[1].kernel, kTailReduceKernel);
+      EXPECT_EQ(gpu.launches()[1].grid.x, 2u) << "the two tail tiles";
+      EXPECT_TRUE(gpu.launches()[1].overlaps_previous);
+
+      const std::vector<uint16_t> all = ::gpuops::testing::DownloadVector<uint16_t>(c_dev);
+      std::vector<double> value(mn), abs(mn);
+      const std::vector<uint32_t> cols = verify::AllColumns(n);
+      ReferenceFloat64(a, b, m, k, k, cols, absl::MakeSpan(value), absl::MakeSpan(abs));
+      verify::CheckStats stats;
+      verify::CheckWrittenAndGuard(all, mn, kPoison, stats);
+      verify::CheckTensorCoreBound(absl::MakeConstSpan(all).subspan(0, mn), m, n, cols, value,
+                                   abs, stats);
+      EXPECT_TRUE(stats.ok(true)) << stats.first_failure << " (" << stats.unwritten
+                                  << " unwritten, " << stats.guard_damage << " guard)";
+    }
+  }
+  EXPECT_EQ(TailOf(216, 132, 3).dp_tiles, 132u);
+  EXPECT_EQ(TailOf(216, 132, 1).tail_tiles, 0u) << "one split: every tile whole";
+  EXPECT_EQ(TailOf(100, 132, 2).tail_tiles, 100u) << "fewer tiles than the grid: all split";
+  EXPECT_EQ(TailOf(264, 132, 4).tail_tiles, 0u) << "whole waves";
 }
 
 TEST_F(DenseEmulationTest, KernelLaunchedWithTheWrongBlockIsRefusedByItsEmulation) {

@@ -11,11 +11,11 @@ namespace {
 
 constexpr uint32_t kSms = 132;
 
-TEST(DenseTimeModelTest, CoversTheWgmmaTilesAndSplitVariantsAndGemvM16) {
+TEST(DenseTimeModelTest, CoversTheWgmmaTilesSplitAndTailVariantsAndGemvM16) {
   size_t modeled = 0;
   for (const VariantSpec& spec : kVariants.rows()) {
     const bool covered = spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK ||
-                         spec.variant == Variant::kGemvM16;
+                         spec.shape == ArgShape::kTmaTail || spec.variant == Variant::kGemvM16;
     EXPECT_EQ(Modeled(spec.variant), covered) << spec.name;
     EXPECT_EQ(PredictMicros(spec.variant, 128, 4096, 4096, 1, kSms).has_value(), covered)
         << spec.name;
@@ -69,6 +69,13 @@ TEST(DenseTimeModelTest, GrowsWithTheWorkAndTheSplitsPartials) {
   EXPECT_LT(eight, four) << "16 tiles: 128 units still fit one wave";
   EXPECT_GT(*PredictMicros(Variant::kWgmma128x128SplitK, 128, 2048, 16384, 16, kSms), eight)
       << "256 units: two waves";
+  // A tail variant: 216 tiles of 128 x 192 (1024 x 5120) on 132 SMs leave 84 for a second
+  // wave; split 3 ways they take two rounds of a third of K, so the call is predicted faster
+  // than the unsplit tile, and equal to it (no partials) where the tiles fill whole waves.
+  const double whole = *PredictMicros(Variant::kWgmma128x192, 1024, 5120, 14336, 1, kSms);
+  EXPECT_LT(*PredictMicros(Variant::kWgmma128x192Tail, 1024, 5120, 14336, 3, kSms), whole);
+  EXPECT_DOUBLE_EQ(*PredictMicros(Variant::kWgmma128x192Tail, 1024, 6336, 14336, 1, kSms),
+                   *PredictMicros(Variant::kWgmma128x192, 1024, 6336, 14336, 1, kSms));
   // Zero SMs or splits are taken as one, not divided by.
   EXPECT_TRUE(PredictMicros(Variant::kWgmma128x256, 1, 1, 1, 0, 0).has_value());
 }

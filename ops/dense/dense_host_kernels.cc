@@ -572,6 +572,7 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         fn = Wgmma<256, 2, Units::kTiles>;
         break;
       case Variant::kWgmma128x128:
+      case Variant::kWgmma128x128PingPong:  // the same tiles per block, the same sums
         fn = Wgmma<128, 2, Units::kTiles>;
         break;
       case Variant::kWgmma128x128SplitK:
@@ -590,6 +591,7 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         fn = Wgmma<256, 2, Units::kSplitK>;
         break;
       case Variant::kWgmma128x192:
+      case Variant::kWgmma128x192PingPong:
         fn = Wgmma<192, 2, Units::kTiles>;
         break;
       case Variant::kWgmma192x192:

@@ -56,7 +56,26 @@ constexpr TailModel kTailModels[] = {
     {Variant::kWgmma128x128Tail, Variant::kWgmma128x128, 3.85, 0.341},
 };
 
-static_assert(std::size(kModels) + std::size(kTailModels) == kModeledVariants);
+// The ping-pong variants run their tile's kernel with each consumer warpgroup on whole tiles: one
+// warpgroup's epilogue hides behind the other's mainloop from the second wave on, and on a single
+// wave each tile has one warpgroup where the cooperative kernel has two. Their time: the tile's
+// prediction less hidden_us per wave after the first, or divided by 1 - single_wave_loss on one
+// wave. Fitted to both kernels and their tiles forced on 484 shapes of 0.1-73 waves
+// (bench/results/2026-12-04-s22-pingpong-grid.csv: M = 128-4096, K = 896-27648): on one wave
+// 0.991x / 0.987x the tile's speed; past it 1.01-1.06x, rms 1.6 / 1.5 % about the fit.
+struct PingPongModel {
+  Variant variant;
+  Variant tile;
+  double single_wave_loss;
+  double hidden_us;
+};
+constexpr PingPongModel kPingPongModels[] = {
+    {Variant::kWgmma128x128PingPong, Variant::kWgmma128x128, 0.009, 0.365},
+    {Variant::kWgmma128x192PingPong, Variant::kWgmma128x192, 0.013, 0.907},
+};
+
+static_assert(std::size(kModels) + std::size(kTailModels) + std::size(kPingPongModels) ==
+              kModeledVariants);
 
 // Each variant's row in kModels, -1 for none: the dispatcher looks rows up on every call.
 constexpr auto kRowOf = [] {
@@ -90,6 +109,24 @@ double Filled(const VariantTimeModel& model, uint64_t units, uint32_t sms) {
                     : 0.0);
 }
 
+const PingPongModel* FindPingPong(Variant v) {
+  for (const PingPongModel& p : kPingPongModels) {
+    if (p.variant == v) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<double> PredictPingPong(const PingPongModel& pingpong, uint32_t m, uint32_t n,
+                                      uint32_t k, uint32_t sms) {
+  const VariantSpec* spec = kVariants.Find(pingpong.variant);
+  const std::optional<double> tile_us = PredictMicros(pingpong.tile, m, n, k, 1, sms);
+  if (spec == nullptr || !tile_us.has_value()) return std::nullopt;
+  const uint64_t tiles = TileCount(*spec, m, n);
+  const uint64_t waves = tiles / sms + (tiles % sms != 0);
+  if (waves <= 1) return *tile_us / (1.0 - pingpong.single_wave_loss);
+  return *tile_us - pingpong.hidden_us * static_cast<double>(waves - 1);
+}
+
 std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint32_t n, uint32_t k,
                                   uint32_t splits, uint32_t sms) {
   const VariantTimeModel* model = Find(tail_model.tile);
@@ -116,13 +153,19 @@ std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint3
 
 }  // namespace
 
-bool Modeled(Variant v) { return Find(v) != nullptr || FindTail(v) != nullptr; }
+bool Modeled(Variant v) {
+  return Find(v) != nullptr || FindTail(v) != nullptr || FindPingPong(v) != nullptr;
+}
 
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms) {
   splits = std::max(splits, 1u);
   sms = std::max(sms, 1u);
   if (const TailModel* tail = FindTail(v)) return PredictTail(*tail, m, n, k, splits, sms);
+  if (const PingPongModel* pingpong = FindPingPong(v)) {
+    if (splits != 1) return std::nullopt;  // whole tiles only
+    return PredictPingPong(*pingpong, m, n, k, sms);
+  }
   const VariantTimeModel* model = Find(v);
   const VariantSpec* spec = kVariants.Find(v);
   if (model == nullptr || spec == nullptr) return std::nullopt;

@@ -27,8 +27,8 @@ struct VariantTimeModel {
 };
 
 // The variants the model covers: the eight wgmma tiles, the three wgmma split variants,
-// gemv_m16, and the three _tail variants (on their tile's row).
-inline constexpr size_t kModeledVariants = 15;
+// gemv_m16, the three _tail variants and the two _pingpong variants (on their tile's row).
+inline constexpr size_t kModeledVariants = 17;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
 // nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and

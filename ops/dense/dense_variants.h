@@ -47,6 +47,8 @@ enum class Variant : uint8_t {
   kWgmma128x256Tail,
   kWgmma128x192Tail,
   kWgmma128x128Tail,
+  kWgmma128x128PingPong,
+  kWgmma128x192PingPong,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -436,6 +438,29 @@ inline constexpr VariantTable kVariants(
          .order = GridOrder::kPersistent,
          .k_multiple = 8,
          .summary = "sm_90a: wgmma_128x128 with its last wave split (as wgmma_128x256_tail)"},
+        {.variant = Variant::kWgmma128x128PingPong,
+         .name = "wgmma_128x128_pingpong",
+         .kernel = "dense_gemm_bf16_wgmma_128x128_pingpong",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<128>::kM,
+         .tile_n = WgmmaTile<128>::kN,
+         .block = {WgmmaTile<128>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x128's tiles, each consumer warpgroup computing whole "
+                    "tiles in turn (ping-pong): one's epilogue overlaps the other's wgmma"},
+        {.variant = Variant::kWgmma128x192PingPong,
+         .name = "wgmma_128x192_pingpong",
+         .kernel = "dense_gemm_bf16_wgmma_128x192_pingpong",
+         .shape = ArgShape::kTma,
+         .tile_m = WgmmaTile<192>::kM,
+         .tile_n = WgmmaTile<192>::kN,
+         .block = {WgmmaTile<192>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<192>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 8,
+         .summary = "sm_90a: wgmma_128x192's tiles in ping-pong (as wgmma_128x128_pingpong)"},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -10,7 +10,9 @@
 // stages C through shared memory for 16-byte row stores, or writes straight from registers when N %
 // 8 != 0 (C rows not 16-byte aligned). The split-K kernel spreads each tile's K over several units
 // of work and writes FP32 partials instead; the tail-split kernel does so only for the tiles of
-// the last, part-filled wave (TailOf in dense_tiles.h).
+// the last, part-filled wave (TailOf in dense_tiles.h). The ping-pong kernels (Consumers::kPingPong)
+// give each consumer warpgroup whole tiles instead, the CTA's tiles in turn, so that one
+// warpgroup's epilogue runs while the other's wgmma keep the tensor cores busy.
 #pragma once
 
 #include <cuda.h>
@@ -89,6 +91,64 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
   }
 }
 
+// How a wgmma kernel's consumer warpgroups share the work.
+enum class Consumers {
+  // Every tile split by rows: consumer c computes rows [64 c, 64 c + 64) of each tile.
+  kCooperative,
+  // Two consumers, each computing whole 128-row tiles (two m64 accumulators): consumer c takes
+  // the CTA's tiles c, c + 2, ... Their mainloops take turns (an order barrier: one waits for
+  // the other's last k-block before its first), so one's epilogue overlaps the other's wgmma.
+  // Tiles only (Schedule::kTiles).
+  kPingPong,
+};
+
+// Named barriers of the wgmma kernels (0 is __syncthreads): a consumer's epilogue barrier is
+// kEpilogueBarrier + consumer (128 threads); ping-pong consumer c waits on kOrderBarrier + c
+// (256 threads: its own 128 and the other's 128 arriving).
+inline constexpr uint32_t kEpilogueBarrier = 2;
+inline constexpr uint32_t kOrderBarrier = 6;
+
+// Writes 64 rows of a consumer's accumulators, C rows [row0, row0 + 64) and columns
+// [col0, col0 + kTileN), as BF16 through the consumer's 64-row shared staging buffer, so that C is
+// written in coalesced 16-byte row segments (needs N % 8 == 0). Rows past M and columns past N
+// are skipped.
+template <typename T, uint32_t kTileN>
+__device__ __forceinline__ void StoreStaged(const float (&acc)[kTileN / 2], uint8_t* stage_c,
+                                            bf16* __restrict__ c, uint32_t row0, uint32_t col0,
+                                            uint32_t m, uint32_t n, uint32_t barrier) {
+  const uint32_t thread = threadIdx.x % 128;
+  const uint32_t warp = thread / 32;
+  const uint32_t lane = thread % 32;
+  constexpr uint32_t kBlocksPerPiece = T::kEpilogueCols / 8;
+  constexpr uint32_t kChunksPerRow = T::kEpilogueCols / 8;  // 16-byte chunks
+#pragma unroll
+  for (uint32_t piece = 0; piece < kTileN / T::kEpilogueCols; ++piece) {
+#pragma unroll
+    for (uint32_t jj = 0; jj < kBlocksPerPiece; ++jj) {
+      const uint32_t j = piece * kBlocksPerPiece + jj;
+      const uint32_t col = 8 * jj + 2 * (lane % 4);
+#pragma unroll
+      for (uint32_t h = 0; h < 2; ++h) {
+        const uint32_t row = warp * 16 + lane / 4 + 8 * h;
+        *reinterpret_cast<__nv_bfloat162*>(stage_c + row * T::kEpilogueRowBytes + col * 2) =
+            __floats2bfloat162_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
+    }
+    asm volatile("bar.sync %0, 128;\n" ::"r"(barrier) : "memory");
+    const uint32_t piece_col0 = col0 + piece * T::kEpilogueCols;
+#pragma unroll
+    for (uint32_t i = thread; i < 64 * kChunksPerRow; i += 128) {
+      const uint32_t row = i / kChunksPerRow;
+      const uint32_t col = piece_col0 + 8 * (i % kChunksPerRow);
+      if (row0 + row >= m || col >= n) continue;
+      const uint8_t* src = stage_c + row * T::kEpilogueRowBytes + (col - piece_col0) * 2;
+      bf16* dst = c + static_cast<size_t>(row0 + row) * n + col;
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+    }
+    asm volatile("bar.sync %0, 128;\n" ::"r"(barrier) : "memory");
+  }
+}
+
 // How a wgmma kernel deals out its work.
 enum class Schedule {
   // One unit a tile over all of K, BF16 C (splits == 1).
@@ -128,11 +188,15 @@ __device__ __forceinline__ WorkUnit UnitOf(uint32_t u, uint32_t tiles, uint32_t 
   return {u, {0, k_blocks}, 0, false};
 }
 
-template <uint32_t kTileN, uint32_t kConsumers, Schedule kSchedule>
+template <uint32_t kTileN, uint32_t kConsumers, Schedule kSchedule,
+          Consumers kRoles = Consumers::kCooperative>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
                                            bf16* __restrict__ c, float* __restrict__ workspace,
                                            uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
   using T = gpuops::ops::dense::WgmmaTile<kTileN, kConsumers>;
+  constexpr bool kPingPong = kRoles == Consumers::kPingPong;
+  static_assert(!kPingPong || (kConsumers == 2 && kSchedule == Schedule::kTiles),
+                "ping-pong: two consumers over whole tiles");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem =
       reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -163,7 +227,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < T::kStages; ++s) {
       MbarInit(&full[s], 1);
-      MbarInit(&empty[s], T::kConsumers);
+      MbarInit(&empty[s], kPingPong ? 1 : T::kConsumers);  // the stage's readers
     }
     MbarInitFence();
   }
@@ -197,9 +261,69 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   }
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(T::kConsumerRegisters));
-  const uint32_t consumer = warpgroup - 1;  // rows [64 consumer, 64 consumer + 64) of the tile
+  const uint32_t consumer = warpgroup - 1;
   const uint32_t warp = thread / 32;
   const uint32_t lane = thread % 32;
+  uint8_t* stage_c = epilogue + consumer * 64 * T::kEpilogueRowBytes;
+  if constexpr (kPingPong) {
+    // acc[h]: rows [64 h, 64 h + 64) of the tile. The producer loads the units in order, each
+    // k_blocks stages long, so the consumer's turn-th unit starts at ring position
+    // turn * k_blocks.
+    float acc[2][kTileN / 2];
+    uint32_t turn = consumer;
+    for (uint32_t u = blockIdx.x + consumer * gridDim.x; u < units; u += 2 * gridDim.x, turn += 2) {
+      const auto coord = gpuops::ops::dense::PersistentTileCoords(u, num_m, num_n, T::kGroupM);
+      const uint64_t ring = uint64_t{turn} * k_blocks;
+      uint32_t stage = static_cast<uint32_t>(ring % T::kStages);
+      uint32_t phase = static_cast<uint32_t>(ring / T::kStages) & 1;
+      // Wait until the other consumer has taken its last stage of the unit before: every earlier
+      // ring position has then been filled, so the parity waited for below is this round's.
+      if (turn > 0) asm volatile("bar.sync %0, 256;\n" ::"r"(kOrderBarrier + consumer) : "memory");
+      uint32_t previous = T::kStages;
+      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
+        MbarWait(&full[stage], phase);
+        const uint8_t* a_stage = a_tiles + stage * T::kABytes;
+        const uint8_t* b_stage = b_tiles + stage * T::kBBytes;
+        WgmmaFence();
+#pragma unroll
+        for (uint32_t kk = 0; kk < T::kK / 16; ++kk) {
+#pragma unroll
+          for (uint32_t h = 0; h < 2; ++h) {
+            WgmmaK16<kTileN>(acc[h], SmemDescriptor(a_stage + h * 64 * 128 + kk * 32),
+                             SmemDescriptor(b_stage + kk * 32), kb > 0 || kk > 0);
+          }
+        }
+        WgmmaCommit();
+        WgmmaWait<1>();
+        if (previous != T::kStages && thread == 0) MbarArrive(&empty[previous]);
+        previous = stage;
+        if (++stage == T::kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+      // The other consumer's next unit, if there is one, may start its mainloop.
+      if (u + gridDim.x < units) {
+        asm volatile("bar.arrive %0, 256;\n" ::"r"(kOrderBarrier + (1 - consumer)) : "memory");
+      }
+      WgmmaWait<0>();
+      if (thread == 0) MbarArrive(&empty[previous]);
+#pragma unroll
+      for (uint32_t h = 0; h < 2; ++h) {
+        const uint32_t row0 = coord.m_block * T::kM + h * 64;
+        const uint32_t col0 = coord.n_block * T::kN;
+        if (n % 8 != 0) {
+          StoreFragment<kTileN>(acc[h], c, row0 + warp * 16 + lane / 4, col0 + 2 * (lane % 4), m,
+                                n);
+        } else {
+          StoreStaged<T, kTileN>(acc[h], stage_c, c, row0, col0, m, n,
+                                 kEpilogueBarrier + consumer);
+        }
+      }
+    }
+    return;
+  }
+  // Cooperative: rows [64 consumer, 64 consumer + 64) of every tile.
   float acc[kTileN / 2];
   uint32_t stage = 0;
   uint32_t phase = 0;
@@ -251,43 +375,15 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
       }
       continue;
     }
-    // Staged: each 64 x 64 piece goes through shared memory so C is written in coalesced
-    // 16-byte row segments (needs N % 8 == 0).
-    uint8_t* stage_c = epilogue + consumer * 64 * T::kEpilogueRowBytes;
-    const uint32_t tile_row0 = coord.m_block * T::kM + consumer * 64;
-    constexpr uint32_t kBlocksPerPiece = T::kEpilogueCols / 8;
-    constexpr uint32_t kChunksPerRow = T::kEpilogueCols / 8;  // 16-byte chunks
-#pragma unroll
-    for (uint32_t piece = 0; piece < kTileN / T::kEpilogueCols; ++piece) {
-#pragma unroll
-      for (uint32_t jj = 0; jj < kBlocksPerPiece; ++jj) {
-        const uint32_t j = piece * kBlocksPerPiece + jj;
-        const uint32_t col = 8 * jj + 2 * (lane % 4);
-#pragma unroll
-        for (uint32_t h = 0; h < 2; ++h) {
-          const uint32_t row = warp * 16 + lane / 4 + 8 * h;
-          *reinterpret_cast<__nv_bfloat162*>(stage_c + row * T::kEpilogueRowBytes + col * 2) =
-              __floats2bfloat162_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-        }
-      }
-      asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
-      const uint32_t col0 = coord.n_block * T::kN + piece * T::kEpilogueCols;
-#pragma unroll
-      for (uint32_t i = thread; i < 64 * kChunksPerRow; i += 128) {
-        const uint32_t row = i / kChunksPerRow;
-        const uint32_t col = col0 + 8 * (i % kChunksPerRow);
-        if (tile_row0 + row >= m || col >= n) continue;
-        const uint8_t* src = stage_c + row * T::kEpilogueRowBytes + (col - col0) * 2;
-        bf16* dst = c + static_cast<size_t>(tile_row0 + row) * n + col;
-        *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-      }
-      asm volatile("bar.sync %0, 128;\n" ::"r"(2 + consumer) : "memory");
-    }
+    // Staged: 16-byte row segments of C (N % 8 == 0).
+    StoreStaged<T, kTileN>(acc, stage_c, c, coord.m_block * T::kM + consumer * 64,
+                           coord.n_block * T::kN, m, n, kEpilogueBarrier + consumer);
   }
 }
 
 }  // namespace dense_device
 
+using dense_device::Consumers;
 using dense_device::Schedule;
 using gpuops::ops::dense::WgmmaTile;
 
@@ -343,6 +439,26 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t k) {
   dense_device::HopperGemm<128, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+
+// Ping-pong 128 x 128 and 128 x 192 tiles (grid, block and dynamic shared memory as
+// wgmma_128x128 / wgmma_128x192; the same results bit for bit): each consumer warpgroup computes
+// whole tiles, so one's epilogue hides behind the other's mainloop (short K, many waves).
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x128_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<128, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x192_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<192, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
 }
 
 // Split-K partials: grid (min(tiles x splits, SMs)), block 384, dynamic shared memory

@@ -76,6 +76,19 @@ TEST(DenseTimeModelTest, GrowsWithTheWorkAndTheSplitsPartials) {
   EXPECT_LT(*PredictMicros(Variant::kWgmma128x192Tail, 1024, 5120, 14336, 3, kSms), whole);
   EXPECT_DOUBLE_EQ(*PredictMicros(Variant::kWgmma128x192Tail, 1024, 6336, 14336, 1, kSms),
                    *PredictMicros(Variant::kWgmma128x192, 1024, 6336, 14336, 1, kSms));
+  // A ping-pong variant: its tile's prediction, a little slower on one wave (one warpgroup a
+  // tile), faster by the same amount each wave after the first (an epilogue hidden), and none
+  // for a split count (it has no splits).
+  const double tile_one = *PredictMicros(Variant::kWgmma128x128, 512, 4096, 4096, 1, kSms);
+  EXPECT_GT(*PredictMicros(Variant::kWgmma128x128PingPong, 512, 4096, 4096, 1, kSms), tile_one)
+      << "128 tiles: one wave";
+  const auto saved = [](uint32_t m) {
+    return *PredictMicros(Variant::kWgmma128x192, m, 6144, 4096, 1, kSms) -
+           *PredictMicros(Variant::kWgmma128x192PingPong, m, 6144, 4096, 1, kSms);
+  };
+  EXPECT_GT(saved(1024), 0.0) << "256 tiles: two waves";
+  EXPECT_NEAR(saved(4096), 7 * saved(1024), 1e-9) << "1024 tiles: eight waves";
+  EXPECT_FALSE(PredictMicros(Variant::kWgmma128x192PingPong, 1024, 6144, 4096, 2, kSms));
   // Zero SMs or splits are taken as one, not divided by.
   EXPECT_TRUE(PredictMicros(Variant::kWgmma128x256, 1, 1, 1, 0, 0).has_value());
 }

@@ -19,7 +19,10 @@ left out of the fit in turn.
 gemv_m16 (--gemv-m16 CSV...: every gemv_m16 row at M <= 16 of those CSVs, dispatcher's or
 forced): micros = launch + wave * ceil(ceil(N / 16) / SMs) + weight_mb * (N K + M K) * 2 / 1e6.
 
-Usage: fit_dense_time_model.py [--sms 132] CSV... [--gemv-m16 CSV...]
+ping-pong (--pingpong CSV...: wgmma_128x128/192_pingpong and their tiles forced on the same
+shapes): the tile's time divided by 1 - loss on one wave, less hidden x (waves - 1) past it.
+
+Usage: fit_dense_time_model.py [--sms 132] [CSV...] [--gemv-m16 CSV...] [--pingpong CSV...]
 """
 import argparse
 import collections
@@ -143,12 +146,49 @@ def fit_gemv_m16(paths, sms):
     return coef, len(ys), math.sqrt(err)
 
 
+PINGPONG = {"wgmma_128x128_pingpong": "wgmma_128x128", "wgmma_128x192_pingpong": "wgmma_128x192"}
+
+
+def fit_pingpong(paths, sms):
+    """The ping-pong variants against their tile, forced on the same shapes in one run.
+
+    One wave: loss = 1 - geomean(tile / ping-pong). Past it: ping-pong = tile - hidden x
+    (waves - 1), least squares on relative error. Yields (variant, tile, loss, hidden, n, rms)."""
+    times = collections.defaultdict(dict)  # every row: these runs are forced only
+    for path in paths:
+        for r in csv.DictReader(open(path)):
+            if r["variant"] in PINGPONG or r["variant"] in PINGPONG.values():
+                times[(int(r["m"]), int(r["n"]), int(r["k"]))][r["variant"]] = float(r["ours_us"])
+    for pp, tile in PINGPONG.items():
+        tn = TILES[tile][1]
+        one, more = [], []
+        for (m, n, k), d in times.items():
+            if pp not in d or tile not in d:
+                continue
+            waves = ceil_div(ceil_div(m, 128) * ceil_div(n, tn), sms)
+            (one if waves <= 1 else more).append((waves - 1, d[tile], d[pp]))
+        if not one or not more:
+            continue
+        loss = 1 - math.exp(sum(math.log(t / p) for _, t, p in one) / len(one))
+        hidden = (sum(w * (t - p) / (p * p) for w, t, p in more) /
+                  sum((w / p) ** 2 for w, t, p in more))
+        rms = math.sqrt(sum(((t - hidden * w) / p - 1) ** 2 for w, t, p in more) / len(more))
+        yield pp, tile, loss, hidden, len(one) + len(more), rms
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sms", type=int, default=132)
     ap.add_argument("--gemv-m16", nargs="+", default=[])
-    ap.add_argument("csv", nargs="+")
+    ap.add_argument("--pingpong", nargs="+", default=[],
+                    help="CSVs with the ping-pong variants and their tiles forced on the same shapes")
+    ap.add_argument("csv", nargs="*")
     args = ap.parse_args()
+    for pp, tile, loss, hidden, rows, rms in fit_pingpong(args.pingpong, args.sms):
+        print(f"    {{Variant::k{camel(pp)}, Variant::k{camel(tile)}, {loss:.3f}, {hidden:.3f}}},  "
+              f"// {rows} shapes, rms {rms:.3f} past one wave")
+    if not args.csv:
+        return
     if args.gemv_m16:
         c, rows, rms = fit_gemv_m16(args.gemv_m16, args.sms)
         print(f"    {{Variant::kGemvM16, 0.0, {c[0]:.4g}, {c[1]:.4g}, 0, {c[2]:.4g}, 0}},  "
@@ -177,7 +217,8 @@ def main():
 
 def camel(name):
     parts = name.replace("wgmma_", "wgmma").split("_")
-    return "".join(p[:1].upper() + p[1:] for p in parts).replace("Splitk", "SplitK")
+    return ("".join(p[:1].upper() + p[1:] for p in parts).replace("Splitk", "SplitK")
+            .replace("Pingpong", "PingPong"))
 
 
 if __name__ == "__main__":

@@ -60,9 +60,10 @@ constexpr TailModel kTailModels[] = {
 // warpgroup's epilogue hides behind the other's mainloop from the second wave on, and on a single
 // wave each tile has one warpgroup where the cooperative kernel has two. Their time: the tile's
 // prediction less hidden_us per wave after the first, or divided by 1 - single_wave_loss on one
-// wave. Fitted to both kernels and their tiles forced on 484 shapes of 0.1-73 waves
-// (bench/results/2026-12-04-s22-pingpong-grid.csv: M = 128-4096, K = 896-27648): on one wave
-// 0.991x / 0.987x the tile's speed; past it 1.01-1.06x, rms 1.6 / 1.5 % about the fit.
+// wave. Fitted (bench/model/fit_dense_time_model.py --pingpong) to both kernels and their tiles
+// forced on 484 shapes of 0.1-73 waves (bench/results/2026-12-04-s22-pingpong-grid.csv: M =
+// 128-4096, K = 896-27648): on one wave 0.991x / 0.987x the tile's speed; past it 1.01-1.06x,
+// rms 1.6 / 1.5 % about the fit.
 struct PingPongModel {
   Variant variant;
   Variant tile;

@@ -94,9 +94,11 @@ const VariantTimeModel* Find(Variant v) {
   return &kModels[kRowOf[index]];
 }
 
-const TailModel* FindTail(Variant v) {
-  for (const TailModel& t : kTailModels) {
-    if (t.variant == v) return &t;
+// The row of `v` in one of the tables whose rows name their variant, or null.
+template <typename Row, size_t kRows>
+const Row* FindRow(const Row (&table)[kRows], Variant v) {
+  for (const Row& row : table) {
+    if (row.variant == v) return &row;
   }
   return nullptr;
 }
@@ -110,12 +112,6 @@ double Filled(const VariantTimeModel& model, uint64_t units, uint32_t sms) {
                     : 0.0);
 }
 
-const PingPongModel* FindPingPong(Variant v) {
-  for (const PingPongModel& p : kPingPongModels) {
-    if (p.variant == v) return &p;
-  }
-  return nullptr;
-}
 
 std::optional<double> PredictPingPong(const PingPongModel& pingpong, uint32_t m, uint32_t n,
                                       uint32_t k, uint32_t sms) {
@@ -155,15 +151,18 @@ std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint3
 }  // namespace
 
 bool Modeled(Variant v) {
-  return Find(v) != nullptr || FindTail(v) != nullptr || FindPingPong(v) != nullptr;
+  return Find(v) != nullptr || FindRow(kTailModels, v) != nullptr ||
+         FindRow(kPingPongModels, v) != nullptr;
 }
 
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms) {
   splits = std::max(splits, 1u);
   sms = std::max(sms, 1u);
-  if (const TailModel* tail = FindTail(v)) return PredictTail(*tail, m, n, k, splits, sms);
-  if (const PingPongModel* pingpong = FindPingPong(v)) {
+  if (const TailModel* tail = FindRow(kTailModels, v)) {
+    return PredictTail(*tail, m, n, k, splits, sms);
+  }
+  if (const PingPongModel* pingpong = FindRow(kPingPongModels, v)) {
     if (splits != 1) return std::nullopt;  // whole tiles only
     return PredictPingPong(*pingpong, m, n, k, sms);
   }

@@ -149,6 +149,52 @@ __device__ __forceinline__ void StoreStaged(const float (&acc)[kTileN / 2], uint
   }
 }
 
+// The ring of shared-memory stages a consumer walks: each stage's `full` barrier (the producer's
+// TMA loads landed) and `empty` barrier (its readers are done), and the consumer's position.
+struct StageRing {
+  uint64_t* full;
+  uint64_t* empty;
+  uint32_t stage;
+  uint32_t phase;
+};
+
+// A consumer's k-blocks [begin, end) of one unit: per k-block it waits for the stage, issues
+// kRows batches of four wgmma k16 (acc[r]: A rows [64 (a_row_block + r), + 64) of the stage),
+// and releases the stage the batch before read once that batch has completed, so one batch stays
+// in flight while the next is issued. Returns the stage of the last k-block, still held (its
+// batch may be in flight): the caller waits for it and releases it.
+template <typename T, uint32_t kTileN, uint32_t kRows>
+__device__ __forceinline__ uint32_t ConsumeKBlocks(float (&acc)[kRows][kTileN / 2],
+                                                   const uint8_t* a_tiles, const uint8_t* b_tiles,
+                                                   uint32_t a_row_block, uint32_t begin,
+                                                   uint32_t end, StageRing& ring) {
+  const bool releaser = threadIdx.x % 128 == 0;
+  uint32_t previous = T::kStages;
+  for (uint32_t kb = begin; kb < end; ++kb) {
+    MbarWait(&ring.full[ring.stage], ring.phase);
+    const uint8_t* a_stage = a_tiles + ring.stage * T::kABytes + a_row_block * 64 * 128;
+    const uint8_t* b_stage = b_tiles + ring.stage * T::kBBytes;
+    WgmmaFence();
+#pragma unroll
+    for (uint32_t kk = 0; kk < T::kK / 16; ++kk) {
+#pragma unroll
+      for (uint32_t r = 0; r < kRows; ++r) {
+        WgmmaK16<kTileN>(acc[r], SmemDescriptor(a_stage + r * 64 * 128 + kk * 32),
+                         SmemDescriptor(b_stage + kk * 32), kb > begin || kk > 0);
+      }
+    }
+    WgmmaCommit();
+    WgmmaWait<1>();
+    if (previous != T::kStages && releaser) MbarArrive(&ring.empty[previous]);
+    previous = ring.stage;
+    if (++ring.stage == T::kStages) {
+      ring.stage = 0;
+      ring.phase ^= 1;
+    }
+  }
+  return previous;
+}
+
 // How a wgmma kernel deals out its work.
 enum class Schedule {
   // One unit a tile over all of K, BF16 C (splits == 1).
@@ -273,41 +319,19 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     uint32_t turn = consumer;
     for (uint32_t u = blockIdx.x + consumer * gridDim.x; u < units; u += 2 * gridDim.x, turn += 2) {
       const auto coord = gpuops::ops::dense::PersistentTileCoords(u, num_m, num_n, T::kGroupM);
-      const uint64_t ring = uint64_t{turn} * k_blocks;
-      uint32_t stage = static_cast<uint32_t>(ring % T::kStages);
-      uint32_t phase = static_cast<uint32_t>(ring / T::kStages) & 1;
+      const uint64_t position = uint64_t{turn} * k_blocks;
+      StageRing ring{full, empty, static_cast<uint32_t>(position % T::kStages),
+                     static_cast<uint32_t>(position / T::kStages) & 1};
       // Wait until the other consumer has taken its last stage of the unit before: every earlier
       // ring position has then been filled, so the parity waited for below is this round's.
       if (turn > 0) asm volatile("bar.sync %0, 256;\n" ::"r"(kOrderBarrier + consumer) : "memory");
-      uint32_t previous = T::kStages;
-      for (uint32_t kb = 0; kb < k_blocks; ++kb) {
-        MbarWait(&full[stage], phase);
-        const uint8_t* a_stage = a_tiles + stage * T::kABytes;
-        const uint8_t* b_stage = b_tiles + stage * T::kBBytes;
-        WgmmaFence();
-#pragma unroll
-        for (uint32_t kk = 0; kk < T::kK / 16; ++kk) {
-#pragma unroll
-          for (uint32_t h = 0; h < 2; ++h) {
-            WgmmaK16<kTileN>(acc[h], SmemDescriptor(a_stage + h * 64 * 128 + kk * 32),
-                             SmemDescriptor(b_stage + kk * 32), kb > 0 || kk > 0);
-          }
-        }
-        WgmmaCommit();
-        WgmmaWait<1>();
-        if (previous != T::kStages && thread == 0) MbarArrive(&empty[previous]);
-        previous = stage;
-        if (++stage == T::kStages) {
-          stage = 0;
-          phase ^= 1;
-        }
-      }
+      const uint32_t last = ConsumeKBlocks<T, kTileN, 2>(acc, a_tiles, b_tiles, 0, 0, k_blocks, ring);
       // The other consumer's next unit, if there is one, may start its mainloop.
       if (u + gridDim.x < units) {
         asm volatile("bar.arrive %0, 256;\n" ::"r"(kOrderBarrier + (1 - consumer)) : "memory");
       }
       WgmmaWait<0>();
-      if (thread == 0) MbarArrive(&empty[previous]);
+      if (thread == 0) MbarArrive(&empty[last]);
 #pragma unroll
       for (uint32_t h = 0; h < 2; ++h) {
         const uint32_t row0 = coord.m_block * T::kM + h * 64;
@@ -324,38 +348,17 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     return;
   }
   // Cooperative: rows [64 consumer, 64 consumer + 64) of every tile.
-  float acc[kTileN / 2];
-  uint32_t stage = 0;
-  uint32_t phase = 0;
+  float rows[1][kTileN / 2];
+  float (&acc)[kTileN / 2] = rows[0];
+  StageRing ring{full, empty, 0, 0};
   for (uint32_t u = blockIdx.x; u < units; u += gridDim.x) {
     const WorkUnit unit = UnitOf<kSchedule>(u, tiles, splits, k_blocks, tail);
     const auto coord =
         gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
-    const auto range = unit.range;
-    // One k-block's wgmma batch stays in flight while the next is issued; a stage is released
-    // once the batch that read it has completed.
-    uint32_t previous = T::kStages;
-    for (uint32_t kb = range.begin; kb < range.end; ++kb) {
-      MbarWait(&full[stage], phase);
-      const uint8_t* a_stage = a_tiles + stage * T::kABytes + consumer * 64 * 128;
-      const uint8_t* b_stage = b_tiles + stage * T::kBBytes;
-      WgmmaFence();
-#pragma unroll
-      for (uint32_t kk = 0; kk < T::kK / 16; ++kk) {
-        WgmmaK16<kTileN>(acc, SmemDescriptor(a_stage + kk * 32), SmemDescriptor(b_stage + kk * 32),
-                         kb > range.begin || kk > 0);
-      }
-      WgmmaCommit();
-      WgmmaWait<1>();
-      if (previous != T::kStages && thread == 0) MbarArrive(&empty[previous]);
-      previous = stage;
-      if (++stage == T::kStages) {
-        stage = 0;
-        phase ^= 1;
-      }
-    }
+    const uint32_t last = ConsumeKBlocks<T, kTileN, 1>(rows, a_tiles, b_tiles, consumer,
+                                                       unit.range.begin, unit.range.end, ring);
     WgmmaWait<0>();
-    if (thread == 0) MbarArrive(&empty[previous]);
+    if (thread == 0) MbarArrive(&empty[last]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
     if (unit.partial || n % 8 != 0) {

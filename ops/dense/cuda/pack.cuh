@@ -8,14 +8,77 @@
 
 using gpuops::ops::dense::PackTile;
 
+namespace dense_device {
+
+// Bytes [4 kWords + bits / 8, + 16) of the 32 bytes x:y (bits 0 or 16): the row's shift within
+// its 16-byte blocks is the same for every piece of the row, so the word offset is a template
+// argument and the realignment four funnel shifts.
+template <uint32_t kWords>
+__device__ __forceinline__ uint4 Realign(const uint4& x, const uint4& y, uint32_t bits) {
+  const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
+  return make_uint4(__funnelshift_r(w[kWords], w[kWords + 1], bits),
+                    __funnelshift_r(w[kWords + 1], w[kWords + 2], bits),
+                    __funnelshift_r(w[kWords + 2], w[kWords + 3], bits),
+                    __funnelshift_r(w[kWords + 3], w[kWords + 4], bits));
+}
+
+// The 16-byte-row copy of dense_pack_rows_bf16 for a row whose first element lies 4 kWords +
+// bits / 8 bytes into its 16-byte block: piece p (8 elements) is blocks p and p + 1 of the row,
+// realigned. `readable` counts the row's blocks that end at or before the source's end; a
+// piece needing one past them (the last row's end) is read element by element.
+template <uint32_t kWords>
+__device__ __forceinline__ void PackPieces(const bf16* __restrict__ in, const uint4* blocks,
+                                           uint64_t readable, uint32_t bits,
+                                           bf16* __restrict__ out, uint32_t chunk0, uint32_t cols,
+                                           uint32_t dst_ld) {
+  constexpr uint32_t kPieces = PackTile::kPieces;
+  const bool shifted = kWords != 0 || bits != 0;
+  uint4 x[kPieces], y[kPieces];
+  bool fast[kPieces];
+#pragma unroll
+  for (uint32_t i = 0; i < kPieces; ++i) {
+    const uint32_t c = chunk0 + 8 * (threadIdx.x + i * PackTile::kThreads);
+    const uint32_t p = c / 8;
+    x[i] = y[i] = make_uint4(0, 0, 0, 0);
+    fast[i] = c >= cols || p + (shifted ? 1 : 0) < readable;
+    if (c < cols && fast[i]) {
+      x[i] = __ldg(blocks + p);
+      if (shifted) y[i] = __ldg(blocks + p + 1);
+    }
+  }
+#pragma unroll
+  for (uint32_t i = 0; i < kPieces; ++i) {
+    const uint32_t c = chunk0 + 8 * (threadIdx.x + i * PackTile::kThreads);
+    if (c >= dst_ld) continue;
+    const uint32_t valid = c < cols ? min(8u, cols - c) : 0u;
+    uint4 v = Realign<kWords>(x[i], y[i], bits);
+    if (!fast[i]) {
+      const uint16_t* e = reinterpret_cast<const uint16_t*>(in + c);
+      uint32_t w[8];
+#pragma unroll
+      for (uint32_t j = 0; j < 8; ++j) w[j] = j < valid ? e[j] : 0u;
+      v = make_uint4(w[0] | w[1] << 16, w[2] | w[3] << 16, w[4] | w[5] << 16, w[6] | w[7] << 16);
+    }
+    if (valid < 8) {  // the row's last piece and the zero padding past it
+      const auto keep = [valid](uint32_t j) {
+        return (2 * j < valid ? 0x0000ffffu : 0u) | (2 * j + 1 < valid ? 0xffff0000u : 0u);
+      };
+      v = make_uint4(v.x & keep(0), v.y & keep(1), v.z & keep(2), v.w & keep(3));
+    }
+    *reinterpret_cast<uint4*>(out + c) = v;
+  }
+}
+
+}  // namespace dense_device
+
 // dst[r, c] = src[r · src_ld + c] for c < cols and 0 for cols <= c < dst_ld, rows [0, rows).
 // Grid (rows, ceil(dst_ld / PackTile::kChunk)), block PackTile::kThreads: block (r, j) writes
 // elements [j · kChunk, (j + 1) · kChunk) of row r. Into 16-byte rows (dst 16-byte aligned,
 // dst_ld % 8 == 0: the A and B copies) thread t writes the 8 elements at j · kChunk + 8 (t + i
-// kThreads), i < kPieces, with one store each, read from src at any 2-byte alignment through
-// aligned blocks (a warp's lanes take consecutive pieces, so the block after lane l's is lane
-// l + 1's); every piece's blocks are loaded before the first store. Otherwise (C copied back)
-// element by element, consecutive threads on consecutive elements.
+// kThreads), i < kPieces, with one store each, read from src at any 2-byte alignment as the two
+// aligned 16-byte blocks holding them, funnelled into place (PackPieces; the row's shift within
+// its blocks picks the instantiation); every piece's blocks are loaded before the first store.
+// Otherwise (C copied back) element by element, consecutive threads on consecutive elements.
 extern "C" __global__ void __launch_bounds__(PackTile::kThreads)
     dense_pack_rows_bf16(const bf16* __restrict__ src, bf16* __restrict__ dst, uint32_t rows,
                          uint32_t cols, uint32_t src_ld, uint32_t dst_ld) {
@@ -24,44 +87,27 @@ extern "C" __global__ void __launch_bounds__(PackTile::kThreads)
   const bf16* in = src + static_cast<size_t>(row) * src_ld;
   bf16* out = dst + static_cast<size_t>(row) * dst_ld;
   const uint32_t chunk0 = blockIdx.y * PackTile::kChunk;
-  constexpr uint32_t kPieces = PackTile::kPieces;
   if (reinterpret_cast<uintptr_t>(dst) % 16 == 0 && dst_ld % 8 == 0) {
-    const bf16* end = src + static_cast<size_t>(rows - 1) * src_ld + cols;
-    const bool last_lane = threadIdx.x % 32 == 31;
-    // Every piece starts at the same offset within its block (pieces are 8 elements apart).
-    const bool aligned = reinterpret_cast<uintptr_t>(in + chunk0) % 16 == 0;
-    uint4 x[kPieces], after[kPieces];
-    bool has[kPieces], after_has[kPieces];
-#pragma unroll
-    for (uint32_t i = 0; i < kPieces; ++i) {
-      const uint32_t c = chunk0 + 8 * (threadIdx.x + i * PackTile::kThreads);
-      const bool wanted = c < cols;  // a piece at or past cols is all zeros
-      x[i] = wanted ? dense_device::LoadBlockHolding(in + c, end, has[i]) : make_uint4(0, 0, 0, 0);
-      has[i] = wanted && has[i];
-      // The warp's last lane reads the block after its own itself.
-      after[i] = wanted && last_lane && !aligned
-                     ? dense_device::LoadBlockHolding(in + c + 8, end, after_has[i])
-                     : make_uint4(0, 0, 0, 0);
-      after_has[i] = wanted && last_lane && !aligned && after_has[i];
-    }
-#pragma unroll
-    for (uint32_t i = 0; i < kPieces; ++i) {
-      const uint32_t c = chunk0 + 8 * (threadIdx.x + i * PackTile::kThreads);
-      uint4 y;
-      y.x = __shfl_down_sync(0xffffffffu, x[i].x, 1);
-      y.y = __shfl_down_sync(0xffffffffu, x[i].y, 1);
-      y.z = __shfl_down_sync(0xffffffffu, x[i].z, 1);
-      y.w = __shfl_down_sync(0xffffffffu, x[i].w, 1);
-      bool next_has = __shfl_down_sync(0xffffffffu, has[i] ? 1u : 0u, 1) != 0;
-      if (last_lane) {
-        y = after[i];
-        next_has = after_has[i];
-      }
-      const uint32_t valid = c < cols ? min(8u, cols - c) : 0u;
-      const uint4 v = dense_device::FunnelBf16x8(in + c, x[i], y,
-                                                 valid == 0 || (has[i] && (aligned || next_has)),
-                                                 valid);
-      if (c < dst_ld) *reinterpret_cast<uint4*>(out + c) = v;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(in);
+    const uint32_t shift = static_cast<uint32_t>(first & 15);  // even: BF16 is 2-byte aligned
+    const uint4* blocks = reinterpret_cast<const uint4*>(first - shift);
+    const uintptr_t end =
+        reinterpret_cast<uintptr_t>(src + static_cast<size_t>(rows - 1) * src_ld + cols);
+    const uint64_t readable = (end - reinterpret_cast<uintptr_t>(blocks)) / 16;
+    const uint32_t bits = (shift % 4) * 8;
+    switch (shift / 4) {
+      case 0:
+        dense_device::PackPieces<0>(in, blocks, readable, bits, out, chunk0, cols, dst_ld);
+        break;
+      case 1:
+        dense_device::PackPieces<1>(in, blocks, readable, bits, out, chunk0, cols, dst_ld);
+        break;
+      case 2:
+        dense_device::PackPieces<2>(in, blocks, readable, bits, out, chunk0, cols, dst_ld);
+        break;
+      default:
+        dense_device::PackPieces<3>(in, blocks, readable, bits, out, chunk0, cols, dst_ld);
+        break;
     }
     return;
   }

@@ -35,6 +35,7 @@ TILES = {
     "wgmma_64x128": (64, 128), "wgmma_64x64": (64, 64),
     "wgmma_64x128_splitk": (64, 128), "wgmma_128x128_splitk": (128, 128),
     "wgmma_128x256_splitk": (128, 256),
+    "wgmma_128x144": (128, 144), "wgmma_128x96": (128, 96),
 }
 MAX_SPLITS = 16  # kWgmmaMaxSplits
 
@@ -146,7 +147,8 @@ def fit_gemv_m16(paths, sms):
     return coef, len(ys), math.sqrt(err)
 
 
-PINGPONG = {"wgmma_128x128_pingpong": "wgmma_128x128", "wgmma_128x192_pingpong": "wgmma_128x192"}
+PINGPONG = {"wgmma_128x128_pingpong": "wgmma_128x128", "wgmma_128x192_pingpong": "wgmma_128x192",
+            "wgmma_128x144_pingpong": "wgmma_128x144", "wgmma_128x96_pingpong": "wgmma_128x96"}
 
 
 def fit_pingpong(paths, sms):

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
@@ -450,8 +451,9 @@ DenseGemm::ModeledOrder DenseGemm::ByPredictedTime(const GemmArgs& args,
         continue;
       }
     }
-    candidates.push_back(
-        {spec.variant, *PredictMicros(spec.variant, args.m, args.n, args.k, splits, sms)});
+    const std::optional<double> micros =
+        PredictMicros(spec.variant, args.m, args.n, args.k, splits, sms);
+    if (micros.has_value()) candidates.push_back({spec.variant, *micros});  // else M off its fit
   }
   // Ties keep the variants table's order.
   std::stable_sort(candidates.begin(), candidates.end(),

@@ -609,6 +609,14 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kWgmma128x192Tail:
         fn = Wgmma<192, 2, Units::kTail>;
         break;
+      case Variant::kWgmma128x144:
+      case Variant::kWgmma128x144PingPong:
+        fn = Wgmma<144, 2, Units::kTiles>;
+        break;
+      case Variant::kWgmma128x96:
+      case Variant::kWgmma128x96PingPong:
+        fn = Wgmma<96, 2, Units::kTiles>;
+        break;
       case Variant::kWgmma128x128Tail:
         fn = Wgmma<128, 2, Units::kTail>;
         break;

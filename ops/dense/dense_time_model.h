@@ -24,15 +24,20 @@ struct VariantTimeModel {
   double k_wave_us;
   double weight_mb_us;
   double partial_mb_us;
+  // The shapes the fit saw: M >= min_m, and a last m-block holding min_last_rows of M or more
+  // (or all of a tile's rows). Off them the row predicts nothing, so the dispatcher does not
+  // extrapolate a tile to shapes it was never timed on.
+  uint32_t min_m = 0;
+  uint32_t min_last_rows = 0;
 };
 
-// The variants the model covers: the eight wgmma tiles, the three wgmma split variants,
-// gemv_m16, the three _tail variants and the two _pingpong variants (on their tile's row).
-inline constexpr size_t kModeledVariants = 17;
+// The variants the model covers: the ten wgmma tiles, the three wgmma split variants,
+// gemv_m16, the three _tail variants and the four _pingpong variants (on their tile's row).
+inline constexpr size_t kModeledVariants = 21;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
 // nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and
-// gemv_m16).
+// gemv_m16) or the shape is off the row's fit (min_m, min_last_rows).
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms);
 

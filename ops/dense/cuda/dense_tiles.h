@@ -178,9 +178,10 @@ struct WgmmaTile {
   static constexpr uint32_t kBBytes = kN * kK * 2;
   static constexpr uint32_t kStageBytes = kABytes + kBBytes;
   // The epilogue stages each consumer's 64 x kN accumulators through shared memory in
-  // 64 x kEpilogueCols pieces (rows padded by 16 bytes: conflict-free fragment writes), then
+  // 64 x kEpilogueCols pieces (rows padded by 16 bytes: conflict-free fragment writes at 64), then
   // writes C in 16-byte row segments.
-  static constexpr uint32_t kEpilogueCols = 64;
+  static constexpr uint32_t kEpilogueCols = kTileN % 64 == 0 ? 64 : 48;  // 96, 144: 48
+  static_assert(kTileN % kEpilogueCols == 0, "the epilogue's pieces cover the tile's columns");
   static constexpr uint32_t kEpilogueRowBytes = kEpilogueCols * 2 + 16;
   static constexpr uint32_t kEpilogueBytes = kConsumers * 64 * kEpilogueRowBytes;
   // Stages, epilogue, 2 mbarriers per stage, and 1024 bytes to align the base for the swizzle.

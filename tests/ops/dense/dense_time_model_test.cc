@@ -25,6 +25,23 @@ TEST(DenseTimeModelTest, CoversTheWgmmaTilesSplitAndTailVariantsAndGemvM16) {
   EXPECT_FALSE(PredictMicros(static_cast<Variant>(200), 128, 4096, 4096, 1, kSms).has_value());
 }
 
+// The 144- and 96-wide tiles were fitted at M >= 128 and on last m-blocks of more than 64 rows
+// only: off those shapes they predict nothing (so the dispatcher leaves them out), and neither
+// do their ping-pong forms.
+TEST(DenseTimeModelTest, PredictsNothingOffTheShapesItsFitSaw) {
+  for (Variant v : {Variant::kWgmma128x144, Variant::kWgmma128x96, Variant::kWgmma128x144PingPong,
+                    Variant::kWgmma128x96PingPong}) {
+    EXPECT_FALSE(PredictMicros(v, 127, 4096, 4096, 1, kSms).has_value()) << kVariants[v].name;
+    EXPECT_TRUE(PredictMicros(v, 128, 4096, 4096, 1, kSms).has_value()) << kVariants[v].name;
+    EXPECT_FALSE(PredictMicros(v, 160, 4096, 4096, 1, kSms).has_value()) << "32 last rows";
+    EXPECT_FALSE(PredictMicros(v, 192, 4096, 4096, 1, kSms).has_value()) << "64 last rows";
+    EXPECT_TRUE(PredictMicros(v, 193, 4096, 4096, 1, kSms).has_value()) << "65 last rows";
+    EXPECT_TRUE(PredictMicros(v, 1024, 4096, 4096, 1, kSms).has_value()) << "whole m-blocks";
+    EXPECT_TRUE(Modeled(v)) << kVariants[v].name;
+  }
+  EXPECT_TRUE(PredictMicros(Variant::kWgmma128x128, 16, 4096, 4096, 1, kSms).has_value());
+}
+
 // Measured on the H200 (bench/results/2026-12-03-s18-grid-*.csv and -m9-16-forced.csv, forced
 // variants).
 TEST(DenseTimeModelTest, FollowsTheMeasuredTimes) {

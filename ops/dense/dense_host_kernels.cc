@@ -228,12 +228,13 @@ absl::Status TailReduce(const HostLaunch& l, HostMemory& mem) {
            ++r) {
         const uint64_t row = uint64_t{coord.m_block} * tile_m + r;
         if (row >= m) continue;
+        const uint64_t local_row = row - TileFirstRow(coord.m_block, tile_m, m);
         for (uint64_t j = 0; j < tile_n; ++j) {
           const uint64_t col = uint64_t{coord.n_block} * tile_n + j;
           if (col >= n) continue;
           float sum = 0.0f;
           for (uint64_t s = 0; s < splits; ++s) {
-            sum = sum + ws[(s * args.tail_tiles + t) * tile_elems + r * tile_n + j];
+            sum = sum + ws[(s * args.tail_tiles + t) * tile_elems + local_row * tile_n + j];
           }
           c[row * n + col] = FloatToBf16(sum);
         }
@@ -499,20 +500,26 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
       const TileCoord coord = PersistentTileCoords(tile, num_m, num_n, T::kGroupM);
       const KBlockRange range =
           partial ? SplitKBlocks(split, splits, k_blocks) : KBlockRange{0, k_blocks};
+      // The tile computes rows [first, first + rows) (TileFirstRow: a last m-block reaching
+      // past M starts at M - tile rows) and stores those from row0 on; a tail partial holds
+      // them all, tile-local from first.
       const uint32_t row0 = coord.m_block * T::kM;
+      const uint32_t first = TileFirstRow(coord.m_block, T::kM, m);
       const uint32_t col0 = coord.n_block * T::kN;
-      const uint32_t rows = std::min(T::kM, m - row0);
+      const uint32_t rows = std::min(T::kM, m - first);
       const uint32_t cols = std::min(T::kN, n - col0);
-      TileSums(g, row0, rows, col0, cols, range.begin * T::kK, std::min(k, range.end * T::kK),
+      TileSums(g, first, rows, col0, cols, range.begin * T::kK, std::min(k, range.end * T::kK),
                false, acc);
       for (uint32_t r = 0; r < rows; ++r) {
         for (uint32_t j = 0; j < cols; ++j) {
           const float v = acc[size_t{r} * cols + j];
-          const size_t at = size_t{row0 + r} * n + col0 + j;
-          if (kSplitK) {
-            ws[size_t{split} * m * n + at] = v;
-          } else if (partial) {
+          const size_t at = size_t{first + r} * n + col0 + j;
+          if (partial && !kSplitK) {
             ws[slot * slot_elems + size_t{r} * T::kN + j] = v;
+          } else if (first + r < row0) {
+            continue;  // the m-block before's row
+          } else if (kSplitK) {
+            ws[size_t{split} * m * n + at] = v;
           } else {
             g.c[at] = FloatToBf16(v);
           }

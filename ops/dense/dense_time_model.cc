@@ -30,9 +30,10 @@ constexpr VariantTimeModel kModels[] = {
     {Variant::kWgmma64x64, 0.2, 8.103, 0.8066, 0.002353, 0.07028, 0},             // 668, 0.059
     // The 144- and 96-wide tiles (session 23), forced on the 484 shapes of the session-18 grids
     // (M >= 128) plus 47 sweep rows (bench/results/2026-12-04-s23-grid-new-tiles.csv). Left
-    // out of the fit, and so off the model: M whose last m-block holds 64 rows or fewer. Its A
-    // box then reaches 64 rows or more past M, which the TMA unit zero-fills slowly (M = 160
-    // ran 1.3-1.5x M = 224's time on the same tiles; bench/NOTES.md session 23). Each time was
+    // out of the fit, and so off the model: M whose last m-block holds 64 rows or fewer, whose
+    // times then included the TMA unit's slow zero-fill of A rows past M (M = 160 ran 1.3-1.5x
+    // M = 224's time on the same tiles), which TileFirstRow has since removed; they await a
+    // refit (bench/NOTES.md session 23). Each time was
     // scaled by the model's prediction for the dispatcher's pick on that shape over the pick's
     // time in the same run (geomean 1.035), so that these rows rank against the rows above as
     // the same run ranked the kernels.

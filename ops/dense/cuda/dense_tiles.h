@@ -199,6 +199,17 @@ GPUOPS_HOST_DEVICE constexpr uint32_t ABoxRows(uint32_t tile_m, uint32_t m) {
   return m < tile_m ? m : tile_m;
 }
 
+// The first row of A an m-block's tile loads, and of the accumulator rows it computes:
+// m_block x tile_m, except that the last m-block of an M that is not a multiple of tile_m (M >=
+// tile_m) starts at M - tile_m, so that its A box lies wholly inside A. A box reaching rows past
+// M is zero-filled by the TMA unit, slowly: 128x128 at M = 160 ran 1.3-1.5x its time at M = 224,
+// the same tile count (bench/NOTES.md session 23). That tile's rows below m_block x tile_m are
+// the m-block before's: only it stores them, so every row of C has one writer.
+GPUOPS_HOST_DEVICE constexpr uint32_t TileFirstRow(uint32_t m_block, uint32_t tile_m, uint32_t m) {
+  const uint32_t row0 = m_block * tile_m;
+  return m >= tile_m && m - row0 < tile_m ? m - tile_m : row0;
+}
+
 // The (m-block, n-block) of persistent tile `t`: groups of kGroupM m-blocks, within a group
 // m-fastest, groups walking all n-blocks, so tiles running together share A rows and B columns
 // in L2.

@@ -6,7 +6,9 @@
 // the consumers, whose accumulators hold 64 x N floats per warpgroup. Edges (M, N, K) load as zeros
 // from TMA and are masked in the epilogue, so any M and N work, except that where M is below
 // the tile's rows A's box holds M rows only (ABoxRows) and the stage rows past M stay stale
-// (their accumulator rows are never stored); B's row stride comes from its tensor map. The epilogue
+// (their accumulator rows are never stored), and that a last m-block reaching past M loads and
+// computes the tile rows ending at M instead (TileFirstRow), storing only its own; B's row stride
+// comes from its tensor map. The epilogue
 // stages C through shared memory for 16-byte row stores, or writes straight from registers when N %
 // 8 != 0 (C rows not 16-byte aligned). The split-K kernel spreads each tile's K over several units
 // of work and writes FP32 partials instead; the tail-split kernel does so only for the tiles of
@@ -55,11 +57,11 @@ __device__ __forceinline__ void StoreOne(float* p, float v) { *p = v; }
 template <uint32_t kTileN, typename Out>
 __device__ __forceinline__ void StoreFragment(const float (&acc)[kTileN / 2], Out* __restrict__ out,
                                               uint32_t row_base, uint32_t col_base, uint32_t m,
-                                              uint32_t n) {
+                                              uint32_t n, uint32_t row_from) {
 #pragma unroll
   for (uint32_t h = 0; h < 2; ++h) {
     const uint32_t row = row_base + 8 * h;
-    if (row >= m) continue;
+    if (row >= m || row < row_from) continue;
     Out* out_row = out + static_cast<size_t>(row) * n;
 #pragma unroll
     for (uint32_t j = 0; j < kTileN / 8; ++j) {
@@ -119,7 +121,8 @@ inline constexpr uint32_t kOrderBarrier = 6;
 template <typename T, uint32_t kTileN>
 __device__ __forceinline__ void StoreStaged(const float (&acc)[kTileN / 2], uint8_t* stage_c,
                                             bf16* __restrict__ c, uint32_t row0, uint32_t col0,
-                                            uint32_t m, uint32_t n, uint32_t barrier) {
+                                            uint32_t m, uint32_t n, uint32_t row_from,
+                                            uint32_t barrier) {
   const uint32_t thread = threadIdx.x % 128;
   const uint32_t warp = thread / 32;
   const uint32_t lane = thread % 32;
@@ -144,7 +147,7 @@ __device__ __forceinline__ void StoreStaged(const float (&acc)[kTileN / 2], uint
     for (uint32_t i = thread; i < 64 * kChunksPerRow; i += 128) {
       const uint32_t row = i / kChunksPerRow;
       const uint32_t col = piece_col0 + 8 * (i % kChunksPerRow);
-      if (row0 + row >= m || col >= n) continue;
+      if (row0 + row >= m || row0 + row < row_from || col >= n) continue;
       const uint8_t* src = stage_c + row * T::kEpilogueRowBytes + (col - piece_col0) * 2;
       bf16* dst = c + static_cast<size_t>(row0 + row) * n + col;
       *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
@@ -297,7 +300,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
           MbarWait(&empty[stage], phase ^ 1);
           MbarExpectTx(&full[stage], a_box_bytes + T::kBBytes);
           TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK,
-                    coord.m_block * T::kM);
+                    gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m));
           TmaLoad2D(b_tiles + stage * T::kBBytes, b_map, &full[stage], kb * T::kK,
                     coord.n_block * T::kN);
           if (++stage == T::kStages) {
@@ -338,13 +341,14 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
       if (thread == 0) MbarArrive(&empty[last]);
 #pragma unroll
       for (uint32_t h = 0; h < 2; ++h) {
-        const uint32_t row0 = coord.m_block * T::kM + h * 64;
+        const uint32_t row0 = gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m) + h * 64;
+        const uint32_t row_from = coord.m_block * T::kM;
         const uint32_t col0 = coord.n_block * T::kN;
         if (n % 8 != 0) {
           StoreFragment<kTileN>(acc[h], c, row0 + warp * 16 + lane / 4, col0 + 2 * (lane % 4), m,
-                                n);
+                                n, row_from);
         } else {
-          StoreStaged<T, kTileN>(acc[h], stage_c, c, row0, col0, m, n,
+          StoreStaged<T, kTileN>(acc[h], stage_c, c, row0, col0, m, n, row_from,
                                  kEpilogueBarrier + consumer);
         }
       }
@@ -365,26 +369,29 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     if (thread == 0) MbarArrive(&empty[last]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
+    const uint32_t first_row = gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m);
+    const uint32_t row_from = coord.m_block * T::kM;  // the rows below are the m-block before's
     if (unit.partial || n % 8 != 0) {
       const uint32_t tile_row = consumer * 64 + warp * 16 + lane / 4;
       const uint32_t tile_col = 2 * (lane % 4);
-      const uint32_t row_base = coord.m_block * T::kM + tile_row;
+      const uint32_t row_base = first_row + tile_row;
       const uint32_t col_base = coord.n_block * T::kN + tile_col;
       if (kSchedule == Schedule::kSplitK) {
         StoreFragment<kTileN>(acc, workspace + static_cast<size_t>(unit.slot) * m * n, row_base,
-                              col_base, m, n);
+                              col_base, m, n, row_from);
       } else if (kSchedule == Schedule::kTail && unit.partial) {
-        // The whole tile-local block, rows and columns past M and N included (never read).
+        // The whole tile-local block (rows from first_row), rows and columns past M and N
+        // included (never read).
         StoreFragment<kTileN>(acc, workspace + static_cast<size_t>(unit.slot) * T::kM * T::kN,
-                              tile_row, tile_col, T::kM, T::kN);
+                              tile_row, tile_col, T::kM, T::kN, 0);
       } else {
-        StoreFragment<kTileN>(acc, c, row_base, col_base, m, n);
+        StoreFragment<kTileN>(acc, c, row_base, col_base, m, n, row_from);
       }
       continue;
     }
     // Staged: 16-byte row segments of C (N % 8 == 0).
-    StoreStaged<T, kTileN>(acc, stage_c, c, coord.m_block * T::kM + consumer * 64,
-                           coord.n_block * T::kN, m, n, kEpilogueBarrier + consumer);
+    StoreStaged<T, kTileN>(acc, stage_c, c, first_row + consumer * 64, coord.n_block * T::kN, m,
+                           n, row_from, kEpilogueBarrier + consumer);
   }
 }
 

@@ -63,8 +63,9 @@ extern "C" __global__ void __launch_bounds__(SplitKTile::kReduceThreads)
 // The tail-split wgmma kernels' reduce: grid (tail_tiles, ceil(tile_m / kTailReduceRows)), block
 // kTailReduceThreads. Block (t, y) owns rows [16 y, 16 y + 16) of tail tile first_tile + t
 // (PersistentTileCoords over tile_m x tile_n tiles): each element is the sum, in split order, of
-// the tile's slots s x tail_tiles + t of the workspace (tile-local tile_m x tile_n FP32 blocks),
-// written to C as BF16; rows and columns past M and N are skipped.
+// the tile's slots s x tail_tiles + t of the workspace (tile-local tile_m x tile_n FP32 blocks
+// whose row 0 is C's row TileFirstRow), written to C as BF16; rows and columns past M and N are
+// skipped.
 extern "C" __global__ void __launch_bounds__(gpuops::ops::dense::kTailReduceThreads)
     dense_gemm_bf16_tail_reduce(const float* __restrict__ workspace, bf16* __restrict__ c,
                                 uint32_t m, uint32_t n, uint32_t splits, uint32_t first_tile,
@@ -88,7 +89,8 @@ extern "C" __global__ void __launch_bounds__(gpuops::ops::dense::kTailReduceThre
     const uint32_t row = coord.m_block * tile_m + r;
     const uint32_t col = coord.n_block * tile_n + 4 * (i % quads);
     if (r >= tile_m || row >= m || col >= n) continue;
-    const float* partial = workspace + t * tile_elems + static_cast<size_t>(r) * tile_n +
+    const uint32_t local_row = row - gpuops::ops::dense::TileFirstRow(coord.m_block, tile_m, m);
+    const float* partial = workspace + t * tile_elems + static_cast<size_t>(local_row) * tile_n +
                            4 * (i % quads);
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (uint32_t first = 0; first < splits; first += kBatch) {

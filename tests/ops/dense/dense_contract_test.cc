@@ -901,6 +901,20 @@ TEST(DenseTailTest, WholeWavesAndSplitLastWaveCoverEveryElement) {
   EXPECT_EQ(TailOf(264, 132, 4).tail_tiles, 0u) << "whole waves";
 }
 
+// The rows a wgmma tile loads and computes: its m-block's, except that a last m-block reaching
+// past M (M >= the tile's rows) takes the tile rows ending at M, so that A's box never reaches
+// past M; the rows it shares with the m-block before are that block's to store.
+TEST(DenseTilesTest, ALastMBlockPastMTakesTheTileRowsEndingAtM) {
+  EXPECT_EQ(TileFirstRow(0, 128, 300), 0u);
+  EXPECT_EQ(TileFirstRow(1, 128, 300), 128u);
+  EXPECT_EQ(TileFirstRow(2, 128, 300), 172u) << "rows 172..299: 84 shared with m-block 1";
+  EXPECT_EQ(TileFirstRow(1, 128, 160), 32u);
+  EXPECT_EQ(TileFirstRow(1, 128, 256), 128u) << "whole m-blocks: no shift";
+  EXPECT_EQ(TileFirstRow(0, 128, 96), 0u) << "M below the tile: A's box holds M rows";
+  EXPECT_EQ(TileFirstRow(1, 192, 224), 32u);
+  EXPECT_EQ(TileFirstRow(2, 64, 130), 66u);
+}
+
 TEST_F(DenseEmulationTest, KernelLaunchedWithTheWrongBlockIsRefusedByItsEmulation) {
   DeviceBuffer a = Upload(Random(16 * 64));
   absl::Status s = KernelLaunch(gpu_, dense_->kernel(Variant::kPipelined))

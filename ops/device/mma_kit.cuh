@@ -81,17 +81,41 @@ __device__ __forceinline__ uint4 LoadBlockHolding(const bf16* p, const bf16* end
   return has ? __ldg(reinterpret_cast<const uint4*>(base)) : make_uint4(0, 0, 0, 0);
 }
 
+// The first `valid` (0..8) of the eight BF16 at p, read one by one (for a piece whose blocks
+// could not all be read); the rest zero.
+__device__ __forceinline__ uint4 LoadBf16x8ByElement(const bf16* p, uint32_t valid) {
+  const uint16_t* e = reinterpret_cast<const uint16_t*>(p);
+  uint32_t w[8];
+#pragma unroll
+  for (uint32_t i = 0; i < 8; ++i) w[i] = i < valid ? e[i] : 0u;
+  return make_uint4(w[0] | w[1] << 16, w[2] | w[3] << 16, w[4] | w[5] << 16, w[6] | w[7] << 16);
+}
+
+// v with its elements from `valid` (0..7) on zeroed: a row's last piece and the padding past it.
+__device__ __forceinline__ uint4 KeepBf16x8(const uint4& v, uint32_t valid) {
+  const auto keep = [valid](uint32_t i) {
+    return (2 * i < valid ? 0x0000ffffu : 0u) | (2 * i + 1 < valid ? 0xffff0000u : 0u);
+  };
+  return make_uint4(v.x & keep(0), v.y & keep(1), v.z & keep(2), v.w & keep(3));
+}
+
+// Bytes [4 kWords + bits / 8, + 16) of the 32 bytes x:y (bits 0, 8, 16 or 24): whole words from
+// word kWords, then a funnel. For callers whose shift is the same for every piece (a row's).
+template <uint32_t kWords>
+__device__ __forceinline__ uint4 FunnelWords(const uint4& x, const uint4& y, uint32_t bits) {
+  const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
+  return make_uint4(__funnelshift_r(w[kWords], w[kWords + 1], bits),
+                    __funnelshift_r(w[kWords + 1], w[kWords + 2], bits),
+                    __funnelshift_r(w[kWords + 2], w[kWords + 3], bits),
+                    __funnelshift_r(w[kWords + 3], w[kWords + 4], bits));
+}
+
 // Eight BF16 at p (2-byte aligned) from x, the aligned block holding p, and y, the block after
 // it (unused when p is 16-byte aligned). `whole` false (a block that was needed was not read)
 // loads the `valid` elements one by one instead. Elements from `valid` (0..8) on are zero.
 __device__ __forceinline__ uint4 FunnelBf16x8(const bf16* p, const uint4& x, const uint4& y,
                                               bool whole, uint32_t valid) {
-  if (!whole) {
-    const uint16_t* e = reinterpret_cast<const uint16_t*>(p);
-    uint32_t v[4] = {0, 0, 0, 0};
-    for (uint32_t i = 0; i < valid && i < 8; ++i) v[i / 2] |= uint32_t{e[i]} << (16 * (i % 2));
-    return make_uint4(v[0], v[1], v[2], v[3]);
-  }
+  if (!whole) return LoadBf16x8ByElement(p, valid);
   // Bytes shift .. shift + 15 of x:y: whole words from word shift / 4, then a 16-bit funnel.
   const uint32_t shift = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) & 15);
   const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
@@ -101,15 +125,9 @@ __device__ __forceinline__ uint4 FunnelBf16x8(const bf16* p, const uint4& x, con
   for (uint32_t i = 0; i < 5; ++i) {
     t[i] = j == 0 ? w[i] : j == 1 ? w[i + 1] : j == 2 ? w[i + 2] : w[i + 3];
   }
-  uint32_t o[4] = {__funnelshift_r(t[0], t[1], bits), __funnelshift_r(t[1], t[2], bits),
-                   __funnelshift_r(t[2], t[3], bits), __funnelshift_r(t[3], t[4], bits)};
-  if (valid < 8) {
-#pragma unroll
-    for (uint32_t i = 0; i < 4; ++i) {
-      o[i] &= (2 * i < valid ? 0x0000ffffu : 0u) | (2 * i + 1 < valid ? 0xffff0000u : 0u);
-    }
-  }
-  return make_uint4(o[0], o[1], o[2], o[3]);
+  const uint4 o = make_uint4(__funnelshift_r(t[0], t[1], bits), __funnelshift_r(t[1], t[2], bits),
+                             __funnelshift_r(t[2], t[3], bits), __funnelshift_r(t[3], t[4], bits));
+  return valid < 8 ? KeepBf16x8(o, valid) : o;
 }
 
 // FunnelBf16x8 for quads of lanes (4i .. 4i + 3) reading consecutive 16-byte pieces of one row,

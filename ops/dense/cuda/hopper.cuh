@@ -296,11 +296,11 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
         const WorkUnit unit = UnitOf<kSchedule>(u, tiles, splits, k_blocks, tail);
         const auto coord =
             gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
+        const uint32_t first_row = gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m);
         for (uint32_t kb = unit.range.begin; kb < unit.range.end; ++kb) {
           MbarWait(&empty[stage], phase ^ 1);
           MbarExpectTx(&full[stage], a_box_bytes + T::kBBytes);
-          TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK,
-                    gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m));
+          TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK, first_row);
           TmaLoad2D(b_tiles + stage * T::kBBytes, b_map, &full[stage], kb * T::kK,
                     coord.n_block * T::kN);
           if (++stage == T::kStages) {

@@ -10,21 +10,10 @@ using gpuops::ops::dense::PackTile;
 
 namespace dense_device {
 
-// Bytes [4 kWords + bits / 8, + 16) of the 32 bytes x:y (bits 0 or 16): the row's shift within
-// its 16-byte blocks is the same for every piece of the row, so the word offset is a template
-// argument and the realignment four funnel shifts.
-template <uint32_t kWords>
-__device__ __forceinline__ uint4 Realign(const uint4& x, const uint4& y, uint32_t bits) {
-  const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
-  return make_uint4(__funnelshift_r(w[kWords], w[kWords + 1], bits),
-                    __funnelshift_r(w[kWords + 1], w[kWords + 2], bits),
-                    __funnelshift_r(w[kWords + 2], w[kWords + 3], bits),
-                    __funnelshift_r(w[kWords + 3], w[kWords + 4], bits));
-}
-
 // The 16-byte-row copy of dense_pack_rows_bf16 for a row whose first element lies 4 kWords +
 // bits / 8 bytes into its 16-byte block: piece p (8 elements) is blocks p and p + 1 of the row,
-// realigned. `readable` counts the row's blocks that end at or before the source's end; a
+// realigned (the row's shift is the same for every piece, so the word offset is a template
+// argument and the realignment four funnel shifts: FunnelWords). `readable` counts the row's blocks that end at or before the source's end; a
 // piece needing one past them (the last row's end) is read element by element.
 template <uint32_t kWords>
 __device__ __forceinline__ void PackPieces(const bf16* __restrict__ in, const uint4* blocks,
@@ -51,20 +40,9 @@ __device__ __forceinline__ void PackPieces(const bf16* __restrict__ in, const ui
     const uint32_t c = chunk0 + 8 * (threadIdx.x + i * PackTile::kThreads);
     if (c >= dst_ld) continue;
     const uint32_t valid = c < cols ? min(8u, cols - c) : 0u;
-    uint4 v = Realign<kWords>(x[i], y[i], bits);
-    if (!fast[i]) {
-      const uint16_t* e = reinterpret_cast<const uint16_t*>(in + c);
-      uint32_t w[8];
-#pragma unroll
-      for (uint32_t j = 0; j < 8; ++j) w[j] = j < valid ? e[j] : 0u;
-      v = make_uint4(w[0] | w[1] << 16, w[2] | w[3] << 16, w[4] | w[5] << 16, w[6] | w[7] << 16);
-    }
-    if (valid < 8) {  // the row's last piece and the zero padding past it
-      const auto keep = [valid](uint32_t j) {
-        return (2 * j < valid ? 0x0000ffffu : 0u) | (2 * j + 1 < valid ? 0xffff0000u : 0u);
-      };
-      v = make_uint4(v.x & keep(0), v.y & keep(1), v.z & keep(2), v.w & keep(3));
-    }
+    uint4 v = FunnelWords<kWords>(x[i], y[i], bits);
+    if (!fast[i]) v = LoadBf16x8ByElement(in + c, valid);
+    if (valid < 8) v = KeepBf16x8(v, valid);  // the row's last piece and the zero padding past it
     *reinterpret_cast<uint4*>(out + c) = v;
   }
 }

@@ -80,6 +80,8 @@ extern "C" __global__ void __launch_bounds__(gpuops::ops::dense::kTailReduceThre
   const auto coord = gpuops::ops::dense::PersistentTileCoords(
       first_tile + t, (m + tile_m - 1) / tile_m, (n + tile_n - 1) / tile_n,
       gpuops::ops::dense::WgmmaTile<128>::kGroupM);
+  // The partial's row 0 is C's row first_row (a last m-block past M starts at M - tile_m).
+  const uint32_t first_row = gpuops::ops::dense::TileFirstRow(coord.m_block, tile_m, m);
   const size_t tile_elems = static_cast<size_t>(tile_m) * tile_n;
   const size_t slot_stride = tile_elems * tail_tiles;
   const uint32_t quads = tile_n / 4;
@@ -89,8 +91,7 @@ extern "C" __global__ void __launch_bounds__(gpuops::ops::dense::kTailReduceThre
     const uint32_t row = coord.m_block * tile_m + r;
     const uint32_t col = coord.n_block * tile_n + 4 * (i % quads);
     if (r >= tile_m || row >= m || col >= n) continue;
-    const uint32_t local_row = row - gpuops::ops::dense::TileFirstRow(coord.m_block, tile_m, m);
-    const float* partial = workspace + t * tile_elems + static_cast<size_t>(local_row) * tile_n +
+    const float* partial = workspace + t * tile_elems + static_cast<size_t>(row - first_row) * tile_n +
                            4 * (i % quads);
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (uint32_t first = 0; first < splits; first += kBatch) {

@@ -138,6 +138,10 @@ class Fp8Family final : public Family {
         cases.push_back(trace(op, 16, 1024, 4096, 4096, 6144));
       }
       if (s.extra.row_slabs) cases.push_back(trace(op, 100, 4096, 4096));  // two slabs
+      if (s.extra.stages_f16_rows) {  // the most rows its warps stage at K = 4096; down's K
+        cases.push_back(trace(op, 5, 28672, 4096));
+        cases.push_back(trace(op, 1, 4096, 14336));
+      }
     }
     for (auto [m, n] : {std::pair{1u, 4096u}, {16u, 28672u}, {33u, 4096u}, {300u, 151937u}}) {
       cases.push_back(trace("fp8", m, n, 4096));

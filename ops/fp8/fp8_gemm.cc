@@ -86,10 +86,12 @@ absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
   }
   GPUOPS_RETURN_IF_ERROR(
       RequireMultiple(spec.kernel, "k", k, spec.k_multiple, "block-scale granularity"));
-  if (spec.extra.max_k != 0 && k > spec.extra.max_k) {
-    return ArgumentError(spec.kernel, StrCat("k=", k, " exceeds the ", spec.extra.max_k,
-                                             " k whose activation rows it stages in shared "
-                                             "memory"));
+  if (spec.extra.stages_f16_rows && !TcM8F16Tile::StagesFit(m, k)) {
+    return ArgumentError(
+        spec.kernel,
+        StrCat("m=", m, " rows of k=", k, " need ", TcM8F16Tile::StagedPerWarp(m, k),
+               " staged F16 elements a warp (", TcM8F16Tile::kWarps, " warps split k), more than its ",
+               TcM8F16Tile::kStagedPerWarp));
   }
   if (args.a.is_null() || args.c.is_null() || args.w.weight.is_null() ||
       args.w.block_scale.is_null()) {
@@ -287,10 +289,11 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
   const VariantSpec& tma = kVariants[Variant::kTcM8];
   const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.w.n, args.w.k).grid.x;
-  // tc_m2_f16 (M <= 2, K <= 8192) where each of its blocks walks more than two tiles (H200,
-  // bench/NOTES.md session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; no gain at qkv's
-  // 384 tiles on its 264 blocks).
-  const VariantSpec& f16 = kVariants[Variant::kTcM2F16];
+  // tc_m8_f16 at M <= 2 where each of its blocks walks more than two tiles (H200, bench/NOTES.md
+  // session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; session 24: no gain where the
+  // blocks walk one or two tiles (qkv, o, down), and slower at M = 4 (18.2 vs 13.2 us on o),
+  // where each warp stages four rows); CanImplement refuses rows its warps cannot stage.
+  const VariantSpec& f16 = kVariants[Variant::kTcM8F16];
   const bool f16_full =
       TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n, args.w.k).grid.x};
   // M = 17..64, and M = 9..16 on weights of 64 MiB and more (DispatchesToWgmma), on wgmma (sm_90a):
@@ -331,8 +334,8 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     } else {
       order.insert(order.end(), {Variant::kM64, Variant::kTcM64});
     }
-  } else if (args.m <= f16.max_m && f16_full) {
-    order = {Variant::kTcM2F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
+  } else if (args.m <= 2 && f16_full) {
+    order = {Variant::kTcM8F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
   } else if (args.m > 8) {
     order = {Variant::kTcM16, seed};
   } else {

@@ -136,7 +136,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
 
   // The dispatcher (tensor-core variants only; the scalar ones run only when named), measured on
   // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-38, sessions 6, 8 and 9):
-  //   M <= 2:     tc_m2_f16 (K <= 8192) when its 16-row tiles outnumber twice its blocks;
+  //   M <= 2:     tc_m8_f16 (where its warps stage the rows) when its 16-row tiles outnumber
+  //               twice its blocks;
   //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
   //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
   //               register loads: qkv, o, down); then the other, then tc_m16;

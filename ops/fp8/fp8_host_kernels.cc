@@ -99,10 +99,10 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   GPUOPS_ASSIGN_OR_RETURN(const Operands o, OperandsOf(l, spec, args));
   const uint32_t rows = std::min(o.m, spec.max_m);
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(rows, o.n), o.k)));
-  if (spec.extra.max_k != 0 && o.k > spec.extra.max_k) {
-    return absl::InvalidArgumentError(StrCat(l.kernel(), ": k=", o.k, " overflows the ",
-                                             spec.extra.max_k,
-                                             " k of activation rows its shared memory stages"));
+  if (spec.extra.stages_f16_rows && !TcM8F16Tile::StagesFit(rows, o.k)) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ", rows, " rows of k=", o.k, " overflow the ",
+               TcM8F16Tile::kStagedPerWarp, " F16 elements a warp of its shared memory stages"));
   }
   if (o.k % kBlock != 0) {
     return absl::InvalidArgumentError(

@@ -7,7 +7,7 @@
 // Every variant computes C[M,N] = A[M,K] · dequant(W)ᵀ: A and C BF16 rows (contiguous, or at the
 // strided variants' row pitches), W E4M3 [N, K] with FP32 128 x 128 block scales (fp8_format.h),
 // FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1), one block per column tile and every row,
-// except the kernels on TMA (tc_m8, tc_m16, tc_m2_f16, tc_m32, tc_m64 on 16-column tiles; wg_m32,
+// except the kernels on TMA (tc_m8, tc_m16, tc_m8_f16, tc_m32, tc_m64 on 16-column tiles; wg_m32,
 // wg_m64 on 128-column tiles): persistent (GridOrder::kPersistent), blocks_per_sm blocks a
 // multiprocessor walking the tiles; and the split wgmma kernels (wg_m32_n64_split2,
 // wg_m64_n64_split2): a cluster of Fp8Extra::cluster blocks a 64-column tile; and the stream-K
@@ -35,7 +35,7 @@ enum class Variant : uint8_t {
   kTcM8Ldg,
   kGemv,
   kGemvStrided,
-  kTcM2F16,
+  kTcM8F16,
   kTcM32,
   kTcM64,
   kWgM32,
@@ -64,9 +64,9 @@ struct Fp8Extra {
   // Persistent variants: the most blocks a multiprocessor holds (the grid is
   // min(tiles, blocks_per_sm x SMs)).
   uint32_t blocks_per_sm = 1;
-  // The largest K the kernel takes (0: any): tc_m2_f16 stages its activation rows in shared
-  // memory.
-  uint32_t max_k = 0;
+  // tc_m8_f16: each warp stages its k range of the activation rows in shared memory, so m rows
+  // of k must fit it (TcM8F16Tile::StagesFit).
+  bool stages_f16_rows = false;
   // Blocks a cluster (compile-time in the kernel): each tile's K is split over that many blocks,
   // and the grid is ceil(N / tile_n) x cluster.
   uint32_t cluster = 1;
@@ -203,22 +203,22 @@ inline constexpr VariantTable kVariants(
          .max_m = GemvTile::kMaxM,
          .summary = "[w8a16_gemv_batch16_strided] gemv with A and C row pitches",
          .extra = {.stages_a = false}},
-        {.variant = Variant::kTcM2F16,
-         .name = "tc_m2_f16",
-         .kernel = "w8a16_gemv_tc_m2_f16",
+        {.variant = Variant::kTcM8F16,
+         .name = "tc_m8_f16",
+         .kernel = "w8a16_gemv_tc_m8_f16",
          .shape = ArgShape::kTma,
-         .tile_m = TcM2F16Tile::kF16Rows,
-         .tile_n = TcM2F16Tile::kN,
-         .block = {TcM2F16Tile::kThreads, 1, 1},
-         .shared_mem_bytes = TcM2F16Tile::kTotalSharedBytes,
+         .tile_m = TcM8F16Tile::kMaxM,
+         .tile_n = TcM8F16Tile::kN,
+         .block = {TcM8F16Tile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM8F16Tile::kTotalSharedBytes,
          .order = GridOrder::kPersistent,
          .k_multiple = 128,
-         .max_m = TcM2F16Tile::kF16Rows,
-         .summary = "tc_m8 for M <= 2, K <= 8192 with F16 operands: each activation row scaled "
-                    "by a power of two into F16 in shared memory (exact: the same products and "
-                    "sums), the weights converted with one cvt a pair; the BF16 path for a row "
-                    "whose range F16 cannot hold",
-         .extra = {.blocks_per_sm = TcM2F16Tile::kBlocksPerSm, .max_k = TcM2F16Tile::kMaxK}},
+         .max_m = TcM8F16Tile::kMaxM,
+         .summary = "tc_m8 with F16 operands: each warp stages its k range of the activation "
+                    "rows (M x range <= 2560 elements) scaled by a power of two into F16 "
+                    "(exact: the same products and sums), the weights converted with one cvt a "
+                    "pair; the BF16 path for a warp whose rows F16 cannot hold",
+         .extra = {.blocks_per_sm = TcM8F16Tile::kBlocksPerSm, .stages_f16_rows = true}},
         {.variant = Variant::kTcM32,
          .name = "tc_m32",
          .kernel = "w8a16_gemm_tc_m32",

@@ -480,21 +480,95 @@ __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input
 // from TMA and are never stored; rows past M read row M - 1, whose products are never stored.
 // Per tile, the warps' FP32 partials meet in shared memory (two buffers, one barrier a tile) and
 // are added in warp order.
-// The F16 path (kF16, F16Rows): the activation rows come from `f16` in shared memory, each
-// scaled by its power of two (F16Rows::up) into F16 exactly; each 128-k block's FP32 sum is
-// multiplied back by F16Rows::down (exact) before the usual fold.
-struct F16Rows {
-  const __half* f16 = nullptr;  // [row][k]
-  float down[2] = {1.0f, 1.0f};
-};
+// One warp's F16 staging for the F16 path: `rows` activation rows of k [k_begin, k_begin +
+// k_len) as F16 at `dst` ([row][k_len]), each scaled by the power of two 2^s that puts its largest
+// magnitude in [2^14, 2^15). Exact when the row's smallest nonzero magnitude in the range lies
+// within 2^28 of the largest (all of them then F16 normals): every product and sum is then the
+// BF16 path's times 2^s. Returns false (nothing to use) when a row is out of that range, holds an
+// infinity or NaN, or the rows do not fit `capacity` elements. down[t][c]: 2^-s of the lane's
+// activation column 8t + 2q + c (1 past `rows`).
+template <uint32_t kTiles>
+__device__ __forceinline__ bool StageF16Range(const bf16* __restrict__ input, uint32_t lda,
+                                              uint32_t rows, uint32_t k_begin, uint32_t k_len,
+                                              __half* dst, uint32_t capacity,
+                                              float (&down)[kTiles][2]) {
+  const uint32_t lane = threadIdx.x % 32, q = lane % 4;
+#pragma unroll
+  for (uint32_t t = 0; t < kTiles; ++t) down[t][0] = down[t][1] = 1.0f;
+  if (uint64_t{rows} * k_len > capacity) return false;
+  bool exact = true;
+  for (uint32_t r = 0; r < rows; ++r) {
+    // Magnitudes compared as BF16 bit patterns without the sign (monotone in the magnitude).
+    const uint16_t* row = reinterpret_cast<const uint16_t*>(input + uint64_t{r} * lda + k_begin);
+    uint32_t largest = 0, smallest = 0xffff;
+    for (uint32_t i = 8 * lane; i < k_len; i += 8 * 32) {
+      const uint4 v = device_kit::LoadCached16(row + i);
+      const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (uint32_t w = 0; w < 4; ++w) {
+#pragma unroll
+        for (uint32_t half = 0; half < 2; ++half) {
+          const uint32_t mag = (words[w] >> (16 * half)) & 0x7fffu;
+          largest = max(largest, mag);
+          if (mag != 0) smallest = min(smallest, mag);
+        }
+      }
+    }
+#pragma unroll
+    for (uint32_t o = 16; o > 0; o /= 2) {
+      largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, o));
+      smallest = min(smallest, __shfl_xor_sync(0xffffffffu, smallest, o));
+    }
+    const int e_max = static_cast<int>(largest >> 7), e_min = static_cast<int>(smallest >> 7);
+    // s = 141 - e_max puts the largest in [2^14, 2^15), within FP32's normal range.
+    int s = 0;
+    if (largest >= 0x7f80u || (largest != 0 && (e_max < 15 || e_min < e_max - 28))) {
+      exact = false;
+    } else if (largest != 0) {
+      s = 141 - e_max;
+    }
+    if (!exact) break;  // warp-uniform: every lane holds the reduced extremes
+#pragma unroll
+    for (uint32_t t = 0; t < kTiles; ++t) {
+#pragma unroll
+      for (uint32_t c = 0; c < 2; ++c) {
+        if (8 * t + 2 * q + c == r) down[t][c] = __int_as_float((127 - s) << 23);
+      }
+    }
+    const float up = __int_as_float((127 + s) << 23);
+    const bf16* src = input + uint64_t{r} * lda + k_begin;
+    for (uint32_t i = 8 * lane; i < k_len; i += 8 * 32) {
+      const uint4 v = device_kit::LoadCached16(src + i);
+      const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&v);
+      uint4 out;
+      __half2* halves = reinterpret_cast<__half2*>(&out);
+#pragma unroll
+      for (uint32_t p = 0; p < 4; ++p) {
+        const float2 f = __bfloat1622float2(pairs[p]);
+        halves[p] = __floats2half2_rn(f.x * up, f.y * up);
+      }
+      *reinterpret_cast<uint4*>(dst + uint64_t{r} * k_len + i) = out;
+    }
+  }
+  if (!exact) {
+#pragma unroll
+    for (uint32_t t = 0; t < kTiles; ++t) down[t][0] = down[t][1] = 1.0f;
+  }
+  __syncwarp();  // the staged rows are complete before any lane reads another's
+  return exact;
+}
 
+// The F16 path (kF16: tc_m8_f16): each warp first stages its own k range of the activation rows
+// in shared memory as F16 (StageF16Range), while its first TMA stages are in flight, and then
+// multiplies F16 weights by them; each 128-k block's FP32 sum is multiplied back by the row's
+// power of two (exact) before the usual fold. A warp whose rows F16 cannot hold exactly takes
+// the BF16 path, so every output is the BF16 path's, bit for bit.
 template <typename Tile, bool kF16 = false>
 __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ weight_map,
                                                const bf16* __restrict__ input,
                                                const float* __restrict__ block_scale,
                                                bf16* __restrict__ output, uint32_t m, uint32_t n,
-                                               uint32_t k, uint32_t lda, uint32_t ldc,
-                                               const F16Rows& f16 = {}) {
+                                               uint32_t k, uint32_t lda, uint32_t ldc) {
   extern __shared__ __align__(1024) uint8_t tma_smem[];  // 1024: the swizzled stages
   uint8_t* smem = tma_smem;
   constexpr uint32_t kTiles = Tile::kActTiles, kWarps = Tile::kWarps, kStages = Tile::kStages;
@@ -530,6 +604,17 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
     }
   };
   for (uint32_t c = 0; c + 1 < kStages && c < stages; ++c) issue(c);
+  // The F16 path's staging, while those stages are in flight (kF16 only; f16 is warp-uniform).
+  bool f16 = false;
+  float down[kTiles][2] = {};
+  const __half* staged = nullptr;
+  if constexpr (kF16) {
+    __half* mine = reinterpret_cast<__half*>(smem + Tile::kStagedOffset) +
+                   warp * Tile::kStagedPerWarp;
+    f16 = StageF16Range<kTiles>(input, lda, rows, kb_begin * 128, my_kb * 128, mine,
+                                Tile::kStagedPerWarp, down);
+    staged = mine;
+  }
   const bf16* x[kTiles];
 #pragma unroll
   for (uint32_t t = 0; t < kTiles; ++t) {
@@ -549,10 +634,10 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
       for (uint32_t h = 0; h < 2; ++h) {
 #pragma unroll
         for (uint32_t t = 0; t < kTiles; ++t) {
-          if constexpr (kF16) {
-            const __half* row = f16.f16 + uint64_t{min(8 * t + g, rows - 1)} * k + 16 * q;
-            xv[h][t][0] = *reinterpret_cast<const uint4*>(row + kb * 128 + 64 * h);
-            xv[h][t][1] = *reinterpret_cast<const uint4*>(row + kb * 128 + 64 * h + 8);
+          if (f16) {
+            const __half* row = staged + min(8 * t + g, rows - 1) * (my_kb * 128) + 16 * q;
+            xv[h][t][0] = *reinterpret_cast<const uint4*>(row + j * 128 + 64 * h);
+            xv[h][t][1] = *reinterpret_cast<const uint4*>(row + j * 128 + 64 * h + 8);
           } else {
             xv[h][t][0] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h);
             xv[h][t][1] = device_kit::LoadCached16(x[t] + kb * 128 + 64 * h + 8);
@@ -570,15 +655,18 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
             *reinterpret_cast<const uint4*>(stage + device_kit::Swizzle128(g, 4 * h + q));
         const uint4 hi =
             *reinterpret_cast<const uint4*>(stage + device_kit::Swizzle128(g + 8, 4 * h + q));
-        WeightRowsStep<kTiles, kF16>(inner, lo, hi, xv[h]);
+        if (f16) {
+          WeightRowsStep<kTiles, true>(inner, lo, hi, xv[h]);
+        } else {
+          WeightRowsStep<kTiles, false>(inner, lo, hi, xv[h]);
+        }
       }
 #pragma unroll
       for (uint32_t t = 0; t < kTiles; ++t) {
 #pragma unroll
         for (uint32_t e = 0; e < 4; ++e) {
-          if constexpr (kF16) {  // column 2q + (e & 1) of tile 0 is activation row 0 or 1
-            const float down = f16.down[(2 * q + (e & 1)) == 1 ? 1 : 0];
-            outer[t][e] = fmaf(inner[t][e] * down, scale, outer[t][e]);
+          if constexpr (kF16) {  // element e is activation column 8t + 2q + (e & 1)
+            outer[t][e] = fmaf(inner[t][e] * down[t][e & 1], scale, outer[t][e]);
           } else {
             outer[t][e] = fmaf(inner[t][e], scale, outer[t][e]);
           }
@@ -600,88 +688,6 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
   }
 }
 
-// tc_m8's body with F16 operands where that is exact (TcM2F16Tile: M <= 2, K <= kMaxK). Each
-// activation row is scaled by the power of two 2^s that puts its largest magnitude in
-// [2^14, 2^15) and staged once per block in shared memory as F16: exact when its smallest nonzero
-// magnitude lies within 2^28 of the largest (all of them then F16 normals), and then every
-// product and sum is the BF16 path's times 2^s, which F16Rows::down takes back exactly. A row out
-// of that range, or holding an infinity or NaN, sends the whole block down the BF16 path.
-template <typename Tile>
-__device__ __forceinline__ void GemmWeightRowsF16(const CUtensorMap* __restrict__ weight_map,
-                                                  const bf16* __restrict__ input,
-                                                  const float* __restrict__ block_scale,
-                                                  bf16* __restrict__ output, uint32_t m,
-                                                  uint32_t n, uint32_t k, uint32_t lda,
-                                                  uint32_t ldc) {
-  extern __shared__ __align__(1024) uint8_t tma_smem[];
-  __half* staged = reinterpret_cast<__half*>(tma_smem + Tile::kStagedOffset);  // [row][k]
-  __shared__ uint32_t extremes[Tile::kWarps][Tile::kF16Rows][2];  // largest, smallest nonzero
-  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const uint32_t rows = min(m, Tile::kF16Rows);
-  // Magnitudes compared as BF16 bit patterns without the sign (monotone in the magnitude).
-  for (uint32_t r = 0; r < rows; ++r) {
-    uint32_t largest = 0, smallest = 0xffff;
-    const uint16_t* row = reinterpret_cast<const uint16_t*>(input + uint64_t{r} * lda);
-    for (uint32_t i = 8 * threadIdx.x; i < k; i += 8 * Tile::kThreads) {
-      const uint4 v = device_kit::LoadCached16(row + i);
-      const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (uint32_t w = 0; w < 4; ++w) {
-#pragma unroll
-        for (uint32_t half = 0; half < 2; ++half) {
-          const uint32_t mag = (words[w] >> (16 * half)) & 0x7fffu;
-          largest = max(largest, mag);
-          if (mag != 0) smallest = min(smallest, mag);
-        }
-      }
-    }
-    for (uint32_t o = 16; o > 0; o /= 2) {
-      largest = max(largest, __shfl_xor_sync(0xffffffffu, largest, o));
-      smallest = min(smallest, __shfl_xor_sync(0xffffffffu, smallest, o));
-    }
-    if (lane == 0) {
-      extremes[warp][r][0] = largest;
-      extremes[warp][r][1] = smallest;
-    }
-  }
-  __syncthreads();
-  F16Rows f16;
-  float up[Tile::kF16Rows] = {};
-  bool exact = true;
-  for (uint32_t r = 0; r < rows; ++r) {
-    uint32_t largest = 0, smallest = 0xffff;
-    for (uint32_t w = 0; w < Tile::kWarps; ++w) {
-      largest = max(largest, extremes[w][r][0]);
-      smallest = min(smallest, extremes[w][r][1]);
-    }
-    const int e_max = static_cast<int>(largest >> 7), e_min = static_cast<int>(smallest >> 7);
-    // 2^s puts the largest in [2^14, 2^15): s = 141 - e_max, kept within FP32's normal range.
-    int s = 0;
-    if (largest >= 0x7f80u || (largest != 0 && (e_max < 15 || e_min < e_max - 28))) {
-      exact = false;
-    } else if (largest != 0) {
-      s = 141 - e_max;
-    }
-    up[r] = __int_as_float((127 + s) << 23);
-    f16.down[r] = __int_as_float((127 - s) << 23);
-  }
-  // Both paths cover the staged rows only (a launch with more leaves the rest unwritten).
-  if (!exact) {  // block-uniform: every thread read the same extremes
-    GemmWeightRows<Tile, false>(weight_map, input, block_scale, output, rows, n, k, lda, ldc);
-    return;
-  }
-  for (uint32_t r = 0; r < rows; ++r) {
-    const bf16* row = input + uint64_t{r} * lda;
-    for (uint32_t i = 2 * threadIdx.x; i < k; i += 2 * Tile::kThreads) {
-      const float2 v = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(row + i));
-      *reinterpret_cast<__half2*>(staged + uint64_t{r} * k + i) =
-          __floats2half2_rn(v.x * up[r], v.y * up[r]);
-    }
-  }
-  __syncthreads();  // the staged rows are complete before any warp reads them
-  f16.f16 = staged;
-  GemmWeightRows<Tile, true>(weight_map, input, block_scale, output, rows, n, k, lda, ldc, f16);
-}
 #endif
 
 // Scalar body: thread c owns column c for every row up to 16; per 128-k block, FFMA in k order

@@ -13,7 +13,7 @@ using gpuops::ops::fp8::M16Tile;
 using gpuops::ops::fp8::M16W8Tile;
 using gpuops::ops::fp8::M64Tile;
 using gpuops::ops::fp8::TcM16Tile;
-using gpuops::ops::fp8::TcM2F16Tile;
+using gpuops::ops::fp8::TcM8F16Tile;
 using gpuops::ops::fp8::TcM32Tile;
 using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
@@ -126,15 +126,16 @@ extern "C" __global__ void __launch_bounds__(TcM64Tile::kThreads, TcM64Tile::kBl
                                         a_row_stride, c_row_stride);
 }
 
-// Decode with F16 operands where exact (TcM2F16Tile): M <= 2, K <= 8192; as tc_m8 otherwise
-// (grid min(ceil(N / 16), 2 SMs), block 256, dynamic shared memory TcM2F16Tile::kTotalSharedBytes).
-extern "C" __global__ void __launch_bounds__(TcM2F16Tile::kThreads, TcM2F16Tile::kBlocksPerSm)
-    w8a16_gemv_tc_m2_f16(const __grid_constant__ CUtensorMap weight_map,
+// Decode with F16 operands where exact (TcM8F16Tile): M <= 8, each warp's rows x k range within
+// its staging (TcM8F16Tile::StagesFit); tc_m8's results bit for bit (grid min(ceil(N / 16),
+// 2 SMs), block 256, dynamic shared memory TcM8F16Tile::kTotalSharedBytes).
+extern "C" __global__ void __launch_bounds__(TcM8F16Tile::kThreads, TcM8F16Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m8_f16(const __grid_constant__ CUtensorMap weight_map,
                          const bf16* __restrict__ input, const float* __restrict__ block_scale,
                          bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                          uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWeightRowsF16<TcM2F16Tile>(&weight_map, input, block_scale, output, m, n, k,
-                                             a_row_stride, c_row_stride);
+  fp8_device::GemmWeightRows<TcM8F16Tile, true>(&weight_map, input, block_scale, output, m, n, k,
+                                                a_row_stride, c_row_stride);
 }
 #endif
 

@@ -213,14 +213,22 @@ struct StreamKWorkspace {
   }
 };
 
-// w8a16_gemv_tc_m2_f16: tc_m8's kernel for M <= 2 and K <= kMaxK with F16 operands: the
-// activation rows staged once per block as F16 after the rings, partials and barriers; two blocks
-// a multiprocessor.
-struct TcM2F16Tile : WeightRowsTile<1, 8, 4, 2> {
-  static constexpr uint32_t kF16Rows = 2, kMaxK = 8192;
+// w8a16_gemv_tc_m8_f16: tc_m8's kernel with F16 operands. Each warp stages its own range of
+// k (whole 128-k blocks, as the warps split every tile's K) of every activation row as F16, after
+// the rings, partials and barriers: rows x range at most kStagedPerWarp elements (StagesFit);
+// two blocks a multiprocessor.
+struct TcM8F16Tile : WeightRowsTile<1, 8, 4, 2> {
+  static constexpr uint32_t kStagedPerWarp = 2560;  // F16 elements
   static constexpr uint32_t kStagedOffset = (kSharedBytes + 15) / 16 * 16;
-  static constexpr uint32_t kTotalSharedBytes = kStagedOffset + kF16Rows * kMaxK * 2;
+  static constexpr uint32_t kTotalSharedBytes = kStagedOffset + kWarps * kStagedPerWarp * 2;
   static_assert(kBlocksPerSm * (kTotalSharedBytes + 1024) <= 228 * 1024, "blocks fit an SM");
+  // The F16 elements each warp stages for m rows of k (rows past kMaxM are not the kernel's).
+  static GPUOPS_FP8_HD constexpr uint64_t StagedPerWarp(uint32_t m, uint32_t k) {
+    return uint64_t{m < kMaxM ? m : kMaxM} * ((k / kBoxK + kWarps - 1) / kWarps) * kBoxK;
+  }
+  static GPUOPS_FP8_HD constexpr bool StagesFit(uint32_t m, uint32_t k) {
+    return StagedPerWarp(m, k) <= kStagedPerWarp;
+  }
 };
 
 // The weight-rows kernel without TMA (any target; tc_m8_ldg): one block a 16-row tile, lanes load

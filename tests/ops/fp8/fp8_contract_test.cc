@@ -230,19 +230,30 @@ TEST_F(Fp8ContractTest, TcM8LaunchesAPersistentGridWithTheWeightAsATensorMap) {
   EXPECT_EQ(map->swizzle, TensorMapSwizzle::k128B);
 }
 
-TEST_F(Fp8ContractTest, TcM2F16LaunchesTwoBlocksAnSmWithItsStagingAndRefusesLongK) {
-  ASSERT_TRUE(gemm_->Run(Variant::kTcM2F16, Args(2, 28672, 4096)).ok());
+TEST_F(Fp8ContractTest, TcM8F16LaunchesTwoBlocksAnSmAndRefusesRowsItsWarpsCannotStage) {
+  ASSERT_TRUE(gemm_->Run(Variant::kTcM8F16, Args(2, 28672, 4096)).ok());
   EXPECT_THAT(gpu_.launches(),
-              ElementsAre(AllOf(KernelNamed("w8a16_gemv_tc_m2_f16"), GridIs(264, 1, 1),
-                                BlockIs(256, 1, 1), SharedMemIs(TcM2F16Tile::kTotalSharedBytes),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemv_tc_m8_f16"), GridIs(264, 1, 1),
+                                BlockIs(256, 1, 1), SharedMemIs(TcM8F16Tile::kTotalSharedBytes),
                                 ArgCountIs(9), ArgU32At(4, 2), ArgU32At(6, 4096))));
-  const absl::Status rows = gemm_->Run(Variant::kTcM2F16, Args(3, 28672, 4096));
-  EXPECT_THAT(std::string(rows.message()), HasSubstr("m=3 outside 1..2"));
-  const absl::Status k = gemm_->Run(Variant::kTcM2F16, Args(1, 28672, 8320));
-  EXPECT_EQ(k.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(k.message()),
-              HasSubstr("w8a16_gemv_tc_m2_f16: k=8320 exceeds the 8192 k"));
-  EXPECT_EQ(gpu_.launch_count(), 1u);
+  // Each of the 8 warps stages m rows of ceil(K / 1024) 128-k blocks: at most 2560 elements.
+  EXPECT_TRUE(gemm_->Run(Variant::kTcM8F16, Args(1, 4096, 14336)).ok()) << "down: 1792";
+  EXPECT_TRUE(gemm_->Run(Variant::kTcM8F16, Args(1, 4096, 20480)).ok()) << "2560";
+  EXPECT_TRUE(gemm_->Run(Variant::kTcM8F16, Args(5, 4096, 4096)).ok()) << "5 x 512";
+  EXPECT_TRUE(gemm_->Run(Variant::kTcM8F16, Args(8, 4096, 2048)).ok()) << "8 x 256";
+  EXPECT_EQ(gpu_.launch_count(), 5u);
+  const absl::Status rows = gemm_->Run(Variant::kTcM8F16, Args(9, 28672, 1024));
+  EXPECT_THAT(std::string(rows.message()), HasSubstr("m=9 outside 1..8"));
+  for (const auto& [m, k, need] : {std::tuple{1u, 20608u, 2688u}, std::tuple{2u, 14336u, 3584u},
+                                   std::tuple{6u, 4096u, 3072u}}) {
+    const absl::Status s = gemm_->Run(Variant::kTcM8F16, Args(m, 4096, k));
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << m << " x " << k;
+    EXPECT_THAT(std::string(s.message()),
+                HasSubstr(StrCat("w8a16_gemv_tc_m8_f16: m=", m, " rows of k=", k, " need ", need,
+                                 " staged F16 elements a warp (8 warps split k), more than its "
+                                 "2560")));
+  }
+  EXPECT_EQ(gpu_.launch_count(), 5u) << "a refused launch reaches no GPU";
 }
 
 // tc_m32 and tc_m64 take M = 17..64 in one launch: tc_m8's arguments, 2 and 1 blocks an SM.
@@ -571,21 +582,24 @@ TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
 }
 
 TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
-  // M <= 2, K <= 8192: tc_m2_f16 where 16-row tiles outnumber twice its 2 blocks x 132 SMs.
+  // M <= 2: tc_m8_f16 where 16-row tiles outnumber twice its 2 blocks x 132 SMs.
   // M <= 8: tc_m8 where they outnumber 3 blocks x 132 SMs, else tc_m8_ldg.
   ASSERT_EQ(gpu_.device_info().sm_count, 132);
   EXPECT_EQ(Pick(1, 4096), "tc_m8_ldg") << "o: 256 tiles";
   EXPECT_EQ(Pick(1, 8448), "tc_m8") << "528 tiles";
-  EXPECT_EQ(Pick(1, 8464), "tc_m2_f16") << "529 tiles";
+  EXPECT_EQ(Pick(1, 8464), "tc_m8_f16") << "529 tiles";
   EXPECT_EQ(Pick(2, 6144), "tc_m8_ldg") << "qkv: 384 tiles";
-  EXPECT_EQ(Pick(2, 28672), "tc_m2_f16") << "gate_up";
+  EXPECT_EQ(Pick(2, 28672), "tc_m8_f16") << "gate_up";
   EXPECT_EQ(Pick(3, 6336), "tc_m8_ldg") << "396 tiles";
   EXPECT_EQ(Pick(3, 6352), "tc_m8") << "397 tiles";
   EXPECT_EQ(Pick(8, 28672), "tc_m8");
-  EXPECT_EQ(Pick(1, 151937), "tc_m2_f16") << "odd vocab";
-  auto long_k = gemm_->Pick(Args(1, 28672, 14336));
+  EXPECT_EQ(Pick(1, 151937), "tc_m8_f16") << "odd vocab";
+  auto one_row = gemm_->Pick(Args(1, 28672, 14336));
+  ASSERT_TRUE(one_row.ok());
+  EXPECT_EQ(*one_row, Variant::kTcM8F16) << "K = 14336: 1792 staged a warp";
+  auto long_k = gemm_->Pick(Args(2, 28672, 14336));
   ASSERT_TRUE(long_k.ok());
-  EXPECT_EQ(*long_k, Variant::kTcM8) << "K = 14336: more than tc_m2_f16 stages";
+  EXPECT_EQ(*long_k, Variant::kTcM8) << "2 rows of K = 14336: more than tc_m8_f16 stages";
   EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
   // M = 9..16: tc_m16 on weights under 2^26 elements, the wgmma kernels from there on.
   EXPECT_EQ(Pick(9, 4096), "tc_m16") << "o";
@@ -876,7 +890,7 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
   for (Variant v :
        {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-        Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM2F16, Variant::kTcM32, Variant::kTcM64,
+        Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
         Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2}) {
     DeviceBuffer c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
@@ -892,50 +906,66 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   }
 }
 
-// tc_m2_f16 scales each activation row by a power of two into F16 where F16 holds the row
-// exactly, and takes the BF16 path where it cannot (a row spanning more than 2^28, or holding an
-// infinity): every case equals tc_m8's result bit for bit (the same products and sums, scaled).
-TEST_P(Fp8ExecutionTest, TcM2F16EqualsTcM8InAndOutOfF16Range) {
-  constexpr uint32_t kN = 512, kK = 1024;
-  const UploadedWeight dw = RandomWeight(kN, kK, 21);
+// tc_m8_f16's warps each scale their k range of every activation row by a power of two into
+// F16 where F16 holds it exactly, and take the BF16 path where it cannot (a range spanning more
+// than 2^28, or holding an infinity): every case equals tc_m8's result bit for bit (the same
+// products and sums, scaled), at shapes that fill the warps' staging to different depths.
+TEST_P(Fp8ExecutionTest, TcM8F16EqualsTcM8InAndOutOfF16Range) {
+  constexpr uint32_t kN = 512;
+  struct Shape {
+    uint32_t m, k;
+  };
   struct Case {
     const char* what;
-    std::function<void(std::vector<uint16_t>&)> edit;
+    std::function<void(std::vector<uint16_t>&, uint32_t m, uint32_t k)> edit;
   };
   const std::vector<Case> cases = {
-      {"unit-scale rows", [](std::vector<uint16_t>&) {}},
-      {"rows of 2^-60 and 2^40", [](std::vector<uint16_t>& a) {
-         for (uint32_t i = 0; i < kK; ++i) {
-           a[i] = FloatToBf16(Bf16ToFloat(a[i]) * std::ldexp(1.0f, -60));
-           a[kK + i] = FloatToBf16(Bf16ToFloat(a[kK + i]) * std::ldexp(1.0f, 40));
+      {"unit-scale rows", [](std::vector<uint16_t>&, uint32_t, uint32_t) {}},
+      {"rows of 2^-60 and 2^40", [](std::vector<uint16_t>& a, uint32_t m, uint32_t k) {
+         for (uint32_t r = 0; r < m; ++r) {
+           for (uint32_t i = 0; i < k; ++i) {
+             const float v = Bf16ToFloat(a[r * k + i]);
+             a[r * k + i] = FloatToBf16(v * std::ldexp(1.0f, r % 2 == 0 ? -60 : 40));
+           }
          }
        }},
-      {"a row spanning 2^40 (BF16 path)", [](std::vector<uint16_t>& a) {
+      {"warp 0's range spanning 2^40 (its BF16 path)",
+       [](std::vector<uint16_t>& a, uint32_t, uint32_t) {
          a[7] = FloatToBf16(std::ldexp(1.0f, 30));
          a[9] = FloatToBf16(std::ldexp(1.0f, -10));
        }},
-      {"an infinity (BF16 path)", [](std::vector<uint16_t>& a) { a[kK + 5] = 0x7f80; }},
+      {"the last warp's range spanning 2^40 in the last row",
+       [](std::vector<uint16_t>& a, uint32_t m, uint32_t k) {
+         a[m * k - 3] = FloatToBf16(std::ldexp(1.0f, -12));
+         a[m * k - 1] = FloatToBf16(std::ldexp(1.0f, 29));
+       }},
+      {"an infinity (BF16 path)",
+       [](std::vector<uint16_t>& a, uint32_t m, uint32_t k) { a[(m - 1) * k + 5] = 0x7f80; }},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.what);
-    std::vector<uint16_t> a(2 * kK);
-    verify::FillRandomBf16(absl::MakeSpan(a), 5, -1.0f, 1.0f);
-    c.edit(a);
-    DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-    std::vector<uint16_t> out[2];
-    for (int i = 0; i < 2; ++i) {
-      DeviceBuffer out_dev =
-          testing::UploadVector(*gpu_, std::vector<uint16_t>(2 * kN, common::kBf16Poison));
-      const absl::Status s = gemm_->Run(i == 0 ? Variant::kTcM2F16 : Variant::kTcM8,
-                                        {.a = a_dev.span(), .w = dw.view(), .c = out_dev.span(), .m = 2});
-      ASSERT_TRUE(s.ok()) << s;
-      ASSERT_TRUE(gpu_->Synchronize().ok());
-      out[i] = testing::DownloadVector<uint16_t>(out_dev);
+  for (const Shape shape : {Shape{2, 1024}, Shape{1, 14336}, Shape{5, 4096}, Shape{8, 2048}}) {
+    const UploadedWeight dw = RandomWeight(kN, shape.k, 21);
+    for (const Case& c : cases) {
+      SCOPED_TRACE(StrCat(c.what, ", m=", shape.m, " k=", shape.k));
+      std::vector<uint16_t> a(shape.m * shape.k);
+      verify::FillRandomBf16(absl::MakeSpan(a), 5, -1.0f, 1.0f);
+      c.edit(a, shape.m, shape.k);
+      DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
+      std::vector<uint16_t> out[2];
+      for (int i = 0; i < 2; ++i) {
+        DeviceBuffer out_dev = testing::UploadVector(
+            *gpu_, std::vector<uint16_t>(shape.m * kN, common::kBf16Poison));
+        const absl::Status s =
+            gemm_->Run(i == 0 ? Variant::kTcM8F16 : Variant::kTcM8,
+                       {.a = a_dev.span(), .w = dw.view(), .c = out_dev.span(), .m = shape.m});
+        ASSERT_TRUE(s.ok()) << s;
+        ASSERT_TRUE(gpu_->Synchronize().ok());
+        out[i] = testing::DownloadVector<uint16_t>(out_dev);
+      }
+      uint32_t differ = 0;
+      for (size_t i = 0; i < out[0].size(); ++i) differ += out[0][i] != out[1][i] ? 1 : 0;
+      EXPECT_EQ(differ, 0u) << "of " << out[0].size() << " outputs";
+      EXPECT_EQ(std::count(out[0].begin(), out[0].end(), common::kBf16Poison), 0);
     }
-    uint32_t differ = 0;
-    for (size_t i = 0; i < out[0].size(); ++i) differ += out[0][i] != out[1][i] ? 1 : 0;
-    EXPECT_EQ(differ, 0u) << "of " << out[0].size() << " outputs";
-    EXPECT_EQ(std::count(out[0].begin(), out[0].end(), common::kBf16Poison), 0);
   }
 }
 

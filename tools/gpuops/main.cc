@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
                      "the row's fewest bytes, timed interleaved with ours and cuBLAS's) and its "
                      "allocation: a shorter run, e.g. for --shapes sweep");
   perf_cmd->add_option("--versus", perf.versus,
-                       "a family (e.g. dense) whose dispatcher is also timed on each row's shape, "
-                       "its samples interleaved with ours and cuBLAS's: columns versus_us and "
-                       "versus_ratio (its time / ours; above 1 ours is faster)");
+                       "a family (e.g. dense: its dispatcher) or one of its ops (e.g. "
+                       "fp8.tc_m8: that variant) also timed on each row's shape, its samples "
+                       "interleaved with ours and cuBLAS's: columns versus_us and versus_ratio "
+                       "(its time / ours; above 1 ours is faster)");
   perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV, each as it is measured");
   perf_cmd->add_option("--json", perf.json, "write the rows as JSON");
   perf_cmd->add_option("--plot", perf.plot, "write an SVG plot of ours vs cuBLAS per shape");

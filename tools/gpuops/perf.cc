@@ -250,7 +250,8 @@ struct PerfContext {
   DevicePtr cublas_workspace;
   uint64_t cublas_workspace_bytes;
   const ops::testkit::TestKernels* same_size_read;  // nullptr: no same-size read (--no-read)
-  const ops::Family* versus;  // --versus: its dispatcher timed on each row's shape; or nullptr
+  const ops::Family* versus;  // --versus: timed on each row's shape; or nullptr
+  std::string versus_op;      // its op ("": its dispatcher)
   int iterations;
   int batch;
   double roof;  // TB/s
@@ -320,13 +321,13 @@ absl::StatusOr<std::optional<PerfRow>> Measure(const PerfContext& ctx, const Job
       row.note = StrCat("cuBLASLt: ", planned.status().message());
     }
   }
-  // --versus: the other family's dispatcher on the same problem (its own operands), interleaved;
-  // freed with this row.
+  // --versus: the other family's dispatcher (or the op it names) on the same problem (its own
+  // operands), interleaved; freed with this row.
   std::unique_ptr<ops::PerfSubject> versus;
   size_t versus_index = 0;
   if (ctx.versus != nullptr) {
     row.versus_family = std::string(ctx.versus->name());
-    auto other = ctx.versus->PreparePerf(gpu, p, "");
+    auto other = ctx.versus->PreparePerf(gpu, p, ctx.versus_op);
     if (other.ok()) {
       versus = *std::move(other);
       row.versus_variant = versus->variant();
@@ -409,11 +410,25 @@ int RunPerf(const PerfOptions& o) {
     std::fprintf(stderr, "gpuops perf: no shape matches --only '%s'\n", o.only.c_str());
     return kExitUsage;
   }
-  const ops::Family* versus = o.versus.empty() ? nullptr : ops::FindFamily(o.versus);
+  // --versus <family> (its dispatcher) or <family>.<op> (that op, e.g. to time two variants of
+  // one family in the same row, their samples interleaved).
+  const std::string versus_family = o.versus.substr(0, o.versus.find('.'));
+  const std::string versus_op =
+      o.versus.find('.') == std::string::npos ? "" : o.versus.substr(o.versus.find('.') + 1);
+  const ops::Family* versus = o.versus.empty() ? nullptr : ops::FindFamily(versus_family);
   if (!o.versus.empty() && versus == nullptr) {
     std::fprintf(stderr, "gpuops perf: --versus '%s' is not a family (%s)\n", o.versus.c_str(),
                  ops::FamilyNames().c_str());
     return kExitUsage;
+  }
+  if (versus != nullptr && o.versus.find('.') != std::string::npos) {
+    const std::vector<std::string> ops = versus->ops();
+    if (std::find(ops.begin(), ops.end(), versus_op) == ops.end()) {
+      std::fprintf(stderr, "gpuops perf: --versus '%s': %s has no op '%s' (%s)\n",
+                   o.versus.c_str(), versus_family.c_str(), versus_op.c_str(),
+                   StrJoin(ops, ", ").c_str());
+      return kExitUsage;
+    }
   }
   if (o.backend == "mock") {
     std::fprintf(stderr,
@@ -501,6 +516,7 @@ int RunPerf(const PerfOptions& o) {
                             .cublas_workspace_bytes = kCublasWorkspace,
                             .same_size_read = o.no_read ? nullptr : &*testkit,
                             .versus = versus,
+                            .versus_op = versus_op,
                             .iterations = samples,
                             .batch = launches,
                             .roof = *roof};

@@ -124,6 +124,13 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"PerfUnknownOp", "perf --op dense.fast", "no op matches --op 'dense.fast'"},
         UsageError{"PerfVersusUnknownFamily", "perf --versus bf16",
                    "--versus 'bf16' is not a family (common, dense, nvfp4, fp8"},
+        UsageError{"PerfVersusUnknownOp", "perf --versus fp8.fast",
+                   "--versus 'fp8.fast': fp8 has no op 'fast' (m16, m16_n64"},
+        UsageError{"PerfVersusUnknownFamilyOfAnOp", "perf --versus bf16.tc_m8",
+                   "--versus 'bf16.tc_m8' is not a family"},
+        // A known op passes: the error is the next check's.
+        UsageError{"PerfVersusAnOpOnTheMock", "perf --versus fp8.tc_m8 --backend mock",
+                   "use --backend cuda"},
         UsageError{"PerfZeroBatch", "perf --batch 0",
                    "--batch '0' is not a decimal integer in 1..1000"},
         // --no-read is a flag that parses: the error is the next check's, not CLI11's.

@@ -624,6 +624,14 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kWgmma128x96PingPong:
         fn = Wgmma<96, 2, Units::kTiles>;
         break;
+      case Variant::kWgmma128x160:
+      case Variant::kWgmma128x160PingPong:
+        fn = Wgmma<160, 2, Units::kTiles>;
+        break;
+      case Variant::kWgmma128x176:
+      case Variant::kWgmma128x176PingPong:
+        fn = Wgmma<176, 2, Units::kTiles>;
+        break;
       case Variant::kWgmma128x128Tail:
         fn = Wgmma<128, 2, Units::kTail>;
         break;

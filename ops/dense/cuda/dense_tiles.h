@@ -164,7 +164,7 @@ struct WgmmaTile {
   static constexpr uint32_t kStages =
       kConsumers == 1   ? (kTileN == 64 ? 10 : 8)
       : kConsumers == 3 ? (kTileN == 64 ? 6 : 4)
-                        : (kTileN == 256 ? 4 : kTileN == 192 ? 5 : 6);
+                        : (kTileN == 256 ? 4 : kTileN >= 160 ? 5 : 6);
   // setmaxnreg: the producer drops to kProducerRegisters, the consumers take what the 64 K
   // registers then leave them (a multiple of 8, at most 232).
   static constexpr uint32_t kProducerRegisters = 40;
@@ -178,11 +178,17 @@ struct WgmmaTile {
   static constexpr uint32_t kBBytes = kN * kK * 2;
   static constexpr uint32_t kStageBytes = kABytes + kBBytes;
   // The epilogue stages each consumer's 64 x kN accumulators through shared memory in
-  // 64 x kEpilogueCols pieces (rows padded by 16 bytes: conflict-free fragment writes at 64), then
-  // writes C in 16-byte row segments.
-  static constexpr uint32_t kEpilogueCols = kTileN % 64 == 0 ? 64 : 48;  // 96, 144: 48
+  // 64 x kEpilogueCols pieces, then writes C in 16-byte row segments. Rows are padded so that a
+  // row's words start 4 (mod 8) banks after the row before's: the fragment writes (8 rows x 4
+  // lanes) are then conflict-free.
+  static constexpr uint32_t kEpilogueCols = kTileN % 64 == 0   ? 64
+                                            : kTileN % 48 == 0 ? 48   // 96, 144
+                                            : kTileN % 80 == 0 ? 80   // 160
+                                                               : 88;  // 176
   static_assert(kTileN % kEpilogueCols == 0, "the epilogue's pieces cover the tile's columns");
-  static constexpr uint32_t kEpilogueRowBytes = kEpilogueCols * 2 + 16;
+  static constexpr uint32_t kEpilogueRowBytes =
+      kEpilogueCols * 2 + ((kEpilogueCols / 2 + 4) % 8 == 4 ? 16 : 32);
+  static_assert(kEpilogueRowBytes / 4 % 8 == 4, "conflict-free fragment writes");
   static constexpr uint32_t kEpilogueBytes = kConsumers * 64 * kEpilogueRowBytes;
   // Stages, epilogue, 2 mbarriers per stage, and 1024 bytes to align the base for the swizzle.
   static constexpr uint32_t kSharedBytes =
@@ -279,6 +285,11 @@ static_assert(WgmmaTile<192, 3>::kSharedBytes <= 227 * 1024 &&
                   WgmmaTile<64, 3>::kSharedBytes <= 227 * 1024,
               "fits the opt-in shared memory");
 static_assert(WgmmaTile<128>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
+static_assert(WgmmaTile<176>::kSharedBytes <= 227 * 1024 &&
+                  WgmmaTile<160>::kSharedBytes <= 227 * 1024 &&
+                  WgmmaTile<144>::kSharedBytes <= 227 * 1024 &&
+                  WgmmaTile<96>::kSharedBytes <= 227 * 1024,
+              "fits the opt-in shared memory");
 static_assert(WgmmaTile<128, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(WgmmaTile<64, 1>::kSharedBytes <= 227 * 1024, "fits the opt-in shared memory");
 static_assert(PipelinedTile::kSharedBytes <= 48 * 1024, "pipelined tiles fit static shared memory");

@@ -85,6 +85,10 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
     WgmmaM64N256K16(acc, desc_a, desc_b, accumulate);
   } else if constexpr (kTileN == 192) {
     WgmmaM64N192K16(acc, desc_a, desc_b, accumulate);
+  } else if constexpr (kTileN == 176) {
+    WgmmaM64N176K16(acc, desc_a, desc_b, accumulate);
+  } else if constexpr (kTileN == 160) {
+    WgmmaM64N160K16(acc, desc_a, desc_b, accumulate);
   } else if constexpr (kTileN == 144) {
     WgmmaM64N144K16(acc, desc_a, desc_b, accumulate);
   } else if constexpr (kTileN == 128) {
@@ -92,7 +96,7 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
   } else if constexpr (kTileN == 96) {
     WgmmaM64N96K16(acc, desc_a, desc_b, accumulate);
   } else {
-    static_assert(kTileN == 64, "wgmma tiles of 64, 96, 128, 144, 192 or 256 columns");
+    static_assert(kTileN == 64, "wgmma tiles of 64, 96, 128, 144, 160, 176, 192 or 256 columns");
     WgmmaM64N64K16(acc, desc_a, desc_b, accumulate);
   }
 }
@@ -475,38 +479,33 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
                                                                           nullptr, m, n, k, 1);
 }
 
-// 128 x 144 and 128 x 96 tiles, cooperative and ping-pong (grid and block as wgmma_128x128;
-// dynamic shared memory WgmmaTile<144> / WgmmaTile<96>::kSharedBytes): widths between the
+// 128-row tiles of 96, 144, 160 and 176 columns, cooperative and ping-pong (grid and block as
+// wgmma_128x128; dynamic shared memory WgmmaTile<kTileN>::kSharedBytes): widths between the
 // powers of two, so that a weight's rows make whole waves of tiles (9216 rows: 64 tiles of 144
-// a row of M, where 128 makes 72 and 192 makes 48).
-extern "C" __global__ void __launch_bounds__(WgmmaTile<144>::kThreads, 1)
-    dense_gemm_bf16_wgmma_128x144(const __grid_constant__ CUtensorMap a_map,
-                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
-                                  uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<144, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
-}
-extern "C" __global__ void __launch_bounds__(WgmmaTile<96>::kThreads, 1)
-    dense_gemm_bf16_wgmma_128x96(const __grid_constant__ CUtensorMap a_map,
-                                 const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
-                                 uint32_t m, uint32_t n, uint32_t k) {
-  dense_device::HopperGemm<96, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
-}
-extern "C" __global__ void __launch_bounds__(WgmmaTile<144>::kThreads, 1)
-    dense_gemm_bf16_wgmma_128x144_pingpong(const __grid_constant__ CUtensorMap a_map,
-                                           const __grid_constant__ CUtensorMap b_map,
-                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
-                                           uint32_t k) {
-  dense_device::HopperGemm<144, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
-                                                                          nullptr, m, n, k, 1);
-}
-extern "C" __global__ void __launch_bounds__(WgmmaTile<96>::kThreads, 1)
-    dense_gemm_bf16_wgmma_128x96_pingpong(const __grid_constant__ CUtensorMap a_map,
-                                          const __grid_constant__ CUtensorMap b_map,
-                                          bf16* __restrict__ c, uint32_t m, uint32_t n,
-                                          uint32_t k) {
-  dense_device::HopperGemm<96, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
-                                                                         nullptr, m, n, k, 1);
-}
+// a row of M, where 128 makes 72 and 192 makes 48; 5120 rows at M = 1024: 256 tiles of 160, 1.94
+// waves of 132, where 192 makes 1.64; 3584 rows at M = 768: 126 tiles of 176, where 192 makes
+// 114 and 144 makes 150).
+#define GPUOPS_WGMMA_128_ROW_TILE_KERNELS(kTileN)                                                \
+  extern "C" __global__ void __launch_bounds__(WgmmaTile<kTileN>::kThreads, 1)                   \
+      dense_gemm_bf16_wgmma_128x##kTileN(const __grid_constant__ CUtensorMap a_map,              \
+                                         const __grid_constant__ CUtensorMap b_map,              \
+                                         bf16* __restrict__ c, uint32_t m, uint32_t n,           \
+                                         uint32_t k) {                                           \
+    dense_device::HopperGemm<kTileN, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k,   \
+                                                          1);                                    \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(WgmmaTile<kTileN>::kThreads, 1)                   \
+      dense_gemm_bf16_wgmma_128x##kTileN##_pingpong(                                             \
+          const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,  \
+          bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k) {                            \
+    dense_device::HopperGemm<kTileN, 2, Schedule::kTiles, Consumers::kPingPong>(                 \
+        &a_map, &b_map, c, nullptr, m, n, k, 1);                                                 \
+  }
+GPUOPS_WGMMA_128_ROW_TILE_KERNELS(96)
+GPUOPS_WGMMA_128_ROW_TILE_KERNELS(144)
+GPUOPS_WGMMA_128_ROW_TILE_KERNELS(160)
+GPUOPS_WGMMA_128_ROW_TILE_KERNELS(176)
+#undef GPUOPS_WGMMA_128_ROW_TILE_KERNELS
 
 // Split-K partials: grid (min(tiles x splits, SMs)), block 384, dynamic shared memory
 // WgmmaTile<128>::kSharedBytes; 1 <= splits <= ceil(K / 64). Writes workspace[splits][M][N]

@@ -14,8 +14,14 @@ constexpr uint32_t kSms = 132;
 TEST(DenseTimeModelTest, CoversTheWgmmaTilesSplitAndTailVariantsAndGemvM16) {
   size_t modeled = 0;
   for (const VariantSpec& spec : kVariants.rows()) {
-    const bool covered = spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK ||
-                         spec.shape == ArgShape::kTmaTail || spec.variant == Variant::kGemvM16;
+    // The 160- and 176-wide tiles are forced only until their rows are fitted.
+    const bool unfitted = spec.variant == Variant::kWgmma128x160 ||
+                          spec.variant == Variant::kWgmma128x176 ||
+                          spec.variant == Variant::kWgmma128x160PingPong ||
+                          spec.variant == Variant::kWgmma128x176PingPong;
+    const bool covered = (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK ||
+                          spec.shape == ArgShape::kTmaTail || spec.variant == Variant::kGemvM16) &&
+                         !unfitted;
     EXPECT_EQ(Modeled(spec.variant), covered) << spec.name;
     EXPECT_EQ(PredictMicros(spec.variant, 128, 4096, 4096, 1, kSms).has_value(), covered)
         << spec.name;

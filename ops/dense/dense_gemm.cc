@@ -453,7 +453,10 @@ DenseGemm::ModeledOrder DenseGemm::ByPredictedTime(const GemmArgs& args,
     }
     const std::optional<double> micros =
         PredictMicros(spec.variant, args.m, args.n, args.k, splits, sms);
-    if (micros.has_value()) candidates.push_back({spec.variant, *micros});  // else M off its fit
+    // else M off its fit; ranked by the prediction with the variant's margin (PickMargin)
+    if (micros.has_value()) {
+      candidates.push_back({spec.variant, *micros * (1.0 + PickMargin(spec.variant))});
+    }
   }
   // Ties keep the variants table's order.
   std::stable_sort(candidates.begin(), candidates.end(),

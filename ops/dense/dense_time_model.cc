@@ -39,6 +39,15 @@ constexpr VariantTimeModel kModels[] = {
     // the same run ranked the kernels.
     {Variant::kWgmma128x144, 0.1, 7.595, 1.464, 0.005582, 0.04465, 0, 128, 65},  // 415, 0.040
     {Variant::kWgmma128x96, 0.2, 7.185, 0.7364, 0.004169, 0.05342, 0, 128, 65},   // 415, 0.056
+    // The 160- and 176-wide tiles (session 28), forced with the dispatcher on 513 shapes (57
+    // (N, K) of the session-23 grid x M = 128-4096, whole 128-row m-blocks, plus the sweep's
+    // losers; bench/results/2026-12-05-s28-h100-grid-n160-n176.csv) on an H100, every time
+    // scaled by 0.9796: the geomean over those shapes of this model's prediction for the
+    // dispatcher's pick over the pick's time in the same run (bench/model/
+    // calibrate_forced_run.py). Gated as the 144- and 96-wide rows and to 16 waves, and picked
+    // only where they beat the best other prediction by kPickMargin (PickMargin).
+    {Variant::kWgmma128x160, 0.2, 6.871, 1.763, 0.00582, 0.09551, 0, 128, 65, 16},  // 513, 0.065
+    {Variant::kWgmma128x176, 0.2, 6.53, 2.074, 0.006452, 0.08968, 0, 128, 65, 16},   // 513, 0.064
     {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060
     {Variant::kWgmma128x128SplitK, 0.4, 4.85, 6.383, 0.005395, 0.07506, 0.4501},  // 418, 0.063
     {Variant::kWgmma128x256SplitK, 0.1, 0, 12.35, 0.008805, 0.09466, 0.4315},     // 418, 0.064
@@ -87,6 +96,9 @@ constexpr PingPongModel kPingPongModels[] = {
     // Fitted the same way to the session-23 run above (rms 1.8 / 3.5 %).
     {Variant::kWgmma128x144PingPong, Variant::kWgmma128x144, 0.026, 0.735},
     {Variant::kWgmma128x96PingPong, Variant::kWgmma128x96, 0.044, 0.347},
+    // Fitted the same way to the session-28 run above (rms 2.4 / 3.2 %).
+    {Variant::kWgmma128x160PingPong, Variant::kWgmma128x160, 0.007, 0.896},
+    {Variant::kWgmma128x176PingPong, Variant::kWgmma128x176, 0.011, 0.995},
 };
 
 static_assert(std::size(kModels) + std::size(kTailModels) + std::size(kPingPongModels) ==
@@ -164,6 +176,18 @@ std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint3
 
 }  // namespace
 
+double PickMargin(Variant v) {
+  switch (v) {
+    case Variant::kWgmma128x160:
+    case Variant::kWgmma128x176:
+    case Variant::kWgmma128x160PingPong:
+    case Variant::kWgmma128x176PingPong:
+      return kPickMargin;
+    default:
+      return 0.0;
+  }
+}
+
 bool Modeled(Variant v) {
   return Find(v) != nullptr || FindRow(kTailModels, v) != nullptr ||
          FindRow(kPingPongModels, v) != nullptr;
@@ -187,7 +211,9 @@ std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t 
     return std::nullopt;
   }
   const uint64_t units = TileCount(*spec, m, n) * splits;
-  const double waves = static_cast<double>(units / sms + (units % sms != 0));
+  const uint64_t whole_waves = units / sms + (units % sms != 0);
+  if (model->max_waves != 0 && whole_waves > model->max_waves) return std::nullopt;
+  const double waves = static_cast<double>(whole_waves);
   const double filled = Filled(*model, units, sms);
   const double md = m, nd = n, kd = k;
   const double weight_mb = (nd * kd + md * kd) * 2 / 1e6;

@@ -29,19 +29,32 @@ struct VariantTimeModel {
   // extrapolate a tile to shapes it was never timed on.
   uint32_t min_m = 0;
   uint32_t min_last_rows = 0;
+  // At most this many waves of units (0: any). The in-between widths (160, 176) are for the
+  // last wave's fill, which past 16 waves is worth under 1/16 of the time, below the row's
+  // error: at 84 waves (4096 x 55296 x 5120) 160 ping-pong ran 4 % slower than 128 x 256 where
+  // this row predicted it 3 % faster (session 28).
+  uint32_t max_waves = 0;
 };
 
-// The variants the model covers: the ten wgmma tiles, the three wgmma split variants,
-// gemv_m16, the three _tail variants and the four _pingpong variants (on their tile's row).
-inline constexpr size_t kModeledVariants = 21;
+// The variants the model covers: the twelve wgmma tiles, the three wgmma split variants,
+// gemv_m16, the three _tail variants and the six _pingpong variants (on their tile's row).
+inline constexpr size_t kModeledVariants = 25;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
 // nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and
-// gemv_m16) or the shape is off the row's fit (min_m, min_last_rows).
+// gemv_m16) or the shape is off the row's fit (min_m, min_last_rows, max_waves).
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms);
 
 // Whether the model has a row for `v`.
 bool Modeled(Variant v);
+
+// The share by which `v`'s prediction must beat every other variant's before the dispatcher
+// picks it: 0, or kPickMargin for the 160- and 176-wide tiles. Their rows fit less tightly
+// (rms 6.5 % against 4-6 %), and on the session-28 run, picking them wherever predicted fastest
+// changed 114 picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %);
+// with the margin 33 changed, 1.066x faster (geomean), none slower by 3 %.
+inline constexpr double kPickMargin = 0.03;
+double PickMargin(Variant v);
 
 }  // namespace gpuops::ops::dense

@@ -384,7 +384,17 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   // Many waves: the ping-pong kernels hide an epilogue a wave (qwen2.5-0.5b's vocab head at
   // M = 4096, 192 waves: 128 x 192 cooperative 1660 us in the session-21 sweep).
   EXPECT_EQ(*dense_->Pick(Args(4096, 151936, 896)), Variant::kWgmma128x192PingPong);
-  EXPECT_EQ(*dense_->Pick(Args(1024, 9728, 896)), Variant::kWgmma128x128PingPong);
+  // Widths that fill the last wave (session 28, H100, forced in one run, microseconds):
+  EXPECT_EQ(*dense_->Pick(Args(1024, 9728, 896)), Variant::kWgmma128x160PingPong)
+      << "488 tiles (3.7 waves): 31.8; 128 x 128 ping-pong (608 tiles, 4.6 waves) 34.3";
+  EXPECT_EQ(*dense_->Pick(Args(512, 5120, 4096)), Variant::kWgmma128x160)
+      << "128 tiles, one wave: 33.3; 128 x 192 (108 tiles) 42.2";
+  EXPECT_EQ(*dense_->Pick(Args(768, 3584, 14336)), Variant::kWgmma128x176)
+      << "126 tiles, one wave: 107.0; 128 x 128 tail 115.2";
+  EXPECT_EQ(*dense_->Pick(Args(1024, 5120, 5120)), Variant::kWgmma128x160PingPong)
+      << "256 tiles (1.94 waves): 73.1; 128 x 128 tail 85.5";
+  // Past 16 waves they are not candidates (max_waves).
+  EXPECT_EQ(*dense_->Pick(Args(4096, 55296, 5120)), Variant::kWgmma128x256);
   // One wave: the cooperative kernel, two warpgroups a tile.
   EXPECT_EQ(*dense_->Pick(Args(512, 3072, 8192)), Variant::kWgmma128x96);
   EXPECT_EQ(*dense_->Pick(Args(4096, 4096, 4096)), Variant::kWgmma128x256)

@@ -485,27 +485,62 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
 // a row of M, where 128 makes 72 and 192 makes 48; 5120 rows at M = 1024: 256 tiles of 160, 1.94
 // waves of 132, where 192 makes 1.64; 3584 rows at M = 768: 126 tiles of 176, where 192 makes
 // 114 and 144 makes 150).
-#define GPUOPS_WGMMA_128_ROW_TILE_KERNELS(kTileN)                                                \
-  extern "C" __global__ void __launch_bounds__(WgmmaTile<kTileN>::kThreads, 1)                   \
-      dense_gemm_bf16_wgmma_128x##kTileN(const __grid_constant__ CUtensorMap a_map,              \
-                                         const __grid_constant__ CUtensorMap b_map,              \
-                                         bf16* __restrict__ c, uint32_t m, uint32_t n,           \
-                                         uint32_t k) {                                           \
-    dense_device::HopperGemm<kTileN, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k,   \
-                                                          1);                                    \
-  }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(WgmmaTile<kTileN>::kThreads, 1)                   \
-      dense_gemm_bf16_wgmma_128x##kTileN##_pingpong(                                             \
-          const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,  \
-          bf16* __restrict__ c, uint32_t m, uint32_t n, uint32_t k) {                            \
-    dense_device::HopperGemm<kTileN, 2, Schedule::kTiles, Consumers::kPingPong>(                 \
-        &a_map, &b_map, c, nullptr, m, n, k, 1);                                                 \
-  }
-GPUOPS_WGMMA_128_ROW_TILE_KERNELS(96)
-GPUOPS_WGMMA_128_ROW_TILE_KERNELS(144)
-GPUOPS_WGMMA_128_ROW_TILE_KERNELS(160)
-GPUOPS_WGMMA_128_ROW_TILE_KERNELS(176)
-#undef GPUOPS_WGMMA_128_ROW_TILE_KERNELS
+extern "C" __global__ void __launch_bounds__(WgmmaTile<96>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x96(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<96, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<96>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x96_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<96, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<144>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x144(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<144, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<144>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x144_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<144, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<160>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x160(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<160, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<160>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x160_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<160, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<176>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x176(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<176, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<176>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x176_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<176, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
+}
 
 // Split-K partials: grid (min(tiles x splits, SMs)), block 384, dynamic shared memory
 // WgmmaTile<128>::kSharedBytes; 1 <= splits <= ceil(K / 64). Writes workspace[splits][M][N]

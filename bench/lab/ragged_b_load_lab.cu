@@ -1,0 +1,419 @@
+// Ragged-B load laboratory (not part of the build; bench/NOTES.md session 28). The row-class
+// wgmma kernel (bench/lab/dense-row-class-b-s27.patch) ran ~0.85 us a k-block a block whatever
+// its ring depth or shift code. This lab times only the producer side of a 64-row x 64-column
+// B stage ring (a consumer warpgroup just waits, checksums the stage and releases it), one
+// method at a time, on a B whose rows are 2-byte aligned (K odd), to find which way of loading
+// such a B can feed a wgmma kernel:
+//   tma64      one 64 x 64 box, 128-byte swizzle, from a 16-byte-aligned copy of B (the aligned
+//              kernel's load; the reference rate)
+//   rows8      eight 8 x 64 boxes from that copy (box count alone)
+//   class8     eight 8 x 72 unswizzled boxes through eight row-class maps (the s27 kernel's load)
+//   class1     the same eight boxes through one map (map count alone; other rows, same bytes)
+//   bulk       64 cp.async.bulk copies of 144 bytes, one a row, from the aligned-down row start
+//   cpasync    cp.async of 16-byte aligned pieces (9 a row), 128 threads, noinc arrivals
+//   ldg        128 threads load aligned 16-byte pieces into registers (kDepth k-blocks ahead),
+//              funnel-shift them into place and store them swizzled (the stage tma64 writes)
+// Checksums: tma64 and ldg must agree (the same swizzled stages); the raw methods hold other bytes.
+// Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Iops
+//        bench/lab/ragged_b_load_lab.cu -lcuda -o .gpu/lab/ragged_b_load_lab
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "device/tma_kit.cuh"
+
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+namespace lab {
+using namespace device_kit;
+
+constexpr uint32_t kRows = 64, kCols = 64;       // a stage: one k-block of a 64-row n-tile
+constexpr uint32_t kRawRowBytes = 144;            // 64 columns + the 8 a shift reaches
+constexpr uint32_t kStageBytes = kRows * kRawRowBytes;  // 9216 = 9 x 1024: swizzle-aligned
+constexpr uint32_t kStages = 12;
+constexpr uint32_t kDepth = 4;  // ldg: k-blocks of loads in flight a thread
+
+enum Method : int { kTma64, kRows8, kClass8, kClass1, kBulk, kCpAsync, kLdg, kMethods };
+const char* const kNames[kMethods] = {"tma64", "rows8", "class8", "class1", "bulk", "cpasync",
+                                      "ldg"};
+
+struct Params {
+  CUtensorMap classes[8];  // box 72 x 8, no swizzle
+  CUtensorMap padded;      // box 64 x 64, 128-byte swizzle, over the aligned copy
+  CUtensorMap padded_rows; // box 64 x 8, 128-byte swizzle
+  const uint8_t* b;        // ragged B (row pitch ld elements)
+  uint32_t ld, tiles, k_blocks, class_rows;
+  unsigned long long* checksum;
+};
+
+#if defined(__CUDA_ARCH__)  // tma_kit.cuh's helpers exist in the device pass only
+__device__ __forceinline__ void BulkLoad(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+          "r"(SharedAddress(dst)),
+      "l"(src), "r"(bytes), "r"(SharedAddress(bar))
+      : "memory");
+}
+__device__ __forceinline__ void CpAsync16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(SharedAddress(dst)), "l"(src)
+               : "memory");
+}
+__device__ __forceinline__ void CpAsyncArriveNoinc(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(SharedAddress(bar))
+               : "memory");
+}
+__device__ __forceinline__ uint4 Ldg16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+// ldg: warp w handles row classes 2w and 2w + 1 (one shift each: uniform in the warp); lane
+// l of a class pass takes row class + 8 (l / 4) and chunks 2 (l % 4), +1: three aligned
+// 16-byte loads, 12 words, of which the shift's 8 are stored.
+struct LdgRegs {
+  uint32_t w[2][12];
+};
+__device__ __forceinline__ const uint8_t* LdgRowStart(const Params& p, uint32_t tile, uint32_t row,
+                                                      uint32_t kb) {
+  return p.b + (size_t(tile) * kRows + row) * p.ld * 2 + size_t(kb) * kCols * 2;
+}
+__device__ __forceinline__ void LdgLoad(const Params& p, uint32_t tile, uint32_t kb, LdgRegs& r) {
+  const uint32_t warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+#pragma unroll
+  for (uint32_t pass = 0; pass < 2; ++pass) {
+    const uint32_t row = 2 * warp + pass + 8 * (lane / 4);
+    const uint8_t* start = LdgRowStart(p, tile, row, kb);
+    const uint8_t* aligned =
+        reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(start) & ~uintptr_t{15}) +
+        (lane % 4) * 32;
+#pragma unroll
+    for (uint32_t x = 0; x < 3; ++x) {
+      const uint4 v = Ldg16(aligned + 16 * x);
+      r.w[pass][4 * x] = v.x;
+      r.w[pass][4 * x + 1] = v.y;
+      r.w[pass][4 * x + 2] = v.z;
+      r.w[pass][4 * x + 3] = v.w;
+    }
+  }
+}
+template <uint32_t kWord>
+__device__ __forceinline__ void LdgStorePass(const uint32_t (&w)[12], uint32_t bits, uint8_t* stage,
+                                             uint32_t row, uint32_t chunk0) {
+#pragma unroll
+  for (uint32_t j = 0; j < 2; ++j) {
+    uint32_t o[4];
+#pragma unroll
+    for (uint32_t q = 0; q < 4; ++q) {
+      o[q] = __funnelshift_r(w[kWord + 4 * j + q], w[kWord + 4 * j + q + 1], bits);
+    }
+    *reinterpret_cast<uint4*>(stage + Swizzle128(row, chunk0 + j)) = make_uint4(o[0], o[1], o[2], o[3]);
+  }
+}
+__device__ __forceinline__ void LdgStore(const Params& p, uint32_t tile, const LdgRegs& r,
+                                         uint8_t* stage) {
+  const uint32_t warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+#pragma unroll
+  for (uint32_t pass = 0; pass < 2; ++pass) {
+    const uint32_t row = 2 * warp + pass + 8 * (lane / 4);
+    const uint32_t offset = reinterpret_cast<uintptr_t>(LdgRowStart(p, tile, row, 0)) & 15;
+    const uint32_t bits = (offset % 4) * 8, chunk0 = 2 * (lane % 4);
+    switch (offset / 4) {  // uniform in the warp: one row class a pass
+      case 0: LdgStorePass<0>(r.w[pass], bits, stage, row, chunk0); break;
+      case 1: LdgStorePass<1>(r.w[pass], bits, stage, row, chunk0); break;
+      case 2: LdgStorePass<2>(r.w[pass], bits, stage, row, chunk0); break;
+      default: LdgStorePass<3>(r.w[pass], bits, stage, row, chunk0); break;
+    }
+  }
+}
+
+#endif
+
+template <int kMethod>
+__global__ void __launch_bounds__(256, 1) LoadKernel(const __grid_constant__ Params p) {
+#if defined(__CUDA_ARCH__)
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint8_t* stages = smem;
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
+  uint64_t* empty = full + kStages;
+  const uint32_t thread = threadIdx.x % 128;
+  const bool producer = threadIdx.x < 128;
+  constexpr uint32_t kFullCount = (kMethod == kCpAsync || kMethod == kLdg) ? 128 : 1;
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < kStages; ++s) {
+      MbarInit(&full[s], kFullCount);
+      MbarInit(&empty[s], 4);
+    }
+    MbarInitFence();
+  }
+  __syncthreads();
+  uint32_t stage = 0, phase = 0;
+  auto advance = [&] {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  };
+  if (producer) {
+    if constexpr (kMethod == kLdg) {
+      LdgRegs regs[kDepth];
+      for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+#pragma unroll
+        for (uint32_t d = 0; d < kDepth; ++d) {
+          if (d < p.k_blocks) LdgLoad(p, tile, d, regs[d]);
+        }
+        for (uint32_t kb0 = 0; kb0 < p.k_blocks; kb0 += kDepth) {
+#pragma unroll
+          for (uint32_t d = 0; d < kDepth; ++d) {
+            const uint32_t kb = kb0 + d;
+            if (kb < p.k_blocks) {
+              MbarWait(&empty[stage], phase ^ 1);
+              LdgStore(p, tile, regs[d], stages + stage * kStageBytes);
+              asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+              MbarArrive(&full[stage]);
+              advance();
+              if (kb + kDepth < p.k_blocks) LdgLoad(p, tile, kb + kDepth, regs[d]);
+            }
+          }
+        }
+      }
+    } else if constexpr (kMethod == kCpAsync) {
+      for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
+          MbarWait(&empty[stage], phase ^ 1);
+          uint8_t* s = stages + stage * kStageBytes;
+          for (uint32_t i = thread; i < kRows * 9; i += 128) {
+            const uint32_t row = i / 9, piece = i % 9;
+            const uintptr_t start = reinterpret_cast<uintptr_t>(LdgRowStart(p, tile, row, kb));
+            CpAsync16(s + row * kRawRowBytes + piece * 16,
+                      reinterpret_cast<const void*>((start & ~uintptr_t{15}) + piece * 16));
+          }
+          CpAsyncArriveNoinc(&full[stage]);
+          advance();
+        }
+      }
+    } else if constexpr (kMethod == kBulk) {
+      if (thread >= 32) return;
+      for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
+          MbarWait(&empty[stage], phase ^ 1);
+          if (thread == 0) MbarExpectTx(&full[stage], kStageBytes);
+          __syncwarp();
+          uint8_t* s = stages + stage * kStageBytes;
+#pragma unroll
+          for (uint32_t h = 0; h < 2; ++h) {
+            const uint32_t row = thread + 32 * h;
+            const uintptr_t start = reinterpret_cast<uintptr_t>(LdgRowStart(p, tile, row, kb));
+            BulkLoad(s + row * kRawRowBytes, reinterpret_cast<const void*>(start & ~uintptr_t{15}),
+                     kRawRowBytes, &full[stage]);
+          }
+          advance();
+        }
+      }
+    } else {
+      if (thread != 0) return;
+      for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+        for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
+          MbarWait(&empty[stage], phase ^ 1);
+          uint8_t* s = stages + stage * kStageBytes;
+          if constexpr (kMethod == kTma64) {
+            MbarExpectTx(&full[stage], kRows * kCols * 2);
+            TmaLoad2D(s, &p.padded, &full[stage], kb * kCols, tile * kRows);
+          } else if constexpr (kMethod == kRows8) {
+            MbarExpectTx(&full[stage], kRows * kCols * 2);
+#pragma unroll
+            for (uint32_t r = 0; r < 8; ++r) {
+              TmaLoad2D(s + r * 1024, &p.padded_rows, &full[stage], kb * kCols, tile * kRows + 8 * r);
+            }
+          } else {
+            MbarExpectTx(&full[stage], kStageBytes);
+#pragma unroll
+            for (uint32_t r = 0; r < 8; ++r) {
+              if constexpr (kMethod == kClass8) {
+                TmaLoad2D(s + r * 8 * kRawRowBytes, &p.classes[r], &full[stage], kb * kCols, tile * 8);
+              } else {  // kClass1: other rows of class 0, as far apart as the classes' rows
+                TmaLoad2D(s + r * 8 * kRawRowBytes, &p.classes[0], &full[stage], kb * kCols,
+                          (tile * 8 + r * (p.class_rows / 8)) % (p.class_rows - 8));
+              }
+            }
+          }
+          advance();
+        }
+      }
+    }
+  } else {
+    // Consumer: wait, checksum the first kRows x kCols x 2 bytes position-weighted, release.
+    constexpr uint32_t kCheckBytes = (kMethod == kTma64 || kMethod == kRows8 || kMethod == kLdg)
+                                         ? kRows * kCols * 2
+                                         : kStageBytes;
+    unsigned long long sum = 0;
+    const uint32_t warp = thread / 32;
+    for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+      for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
+        MbarWait(&full[stage], phase);
+        const uint8_t* s = stages + stage * kStageBytes;
+        for (uint32_t off = thread * 16; off < kCheckBytes; off += 128 * 16) {
+          const uint4 v = *reinterpret_cast<const uint4*>(s + off);
+          const uint32_t idx = off / 4 + 1;
+          sum += (unsigned long long)v.x * idx + (unsigned long long)v.y * (idx + 1) +
+                 (unsigned long long)v.z * (idx + 2) + (unsigned long long)v.w * (idx + 3);
+        }
+        __syncwarp();
+        if (thread % 32 == 0) MbarArrive(&empty[stage]);
+        advance();
+      }
+    }
+    (void)warp;
+    atomicAdd(p.checksum, sum);
+  }
+#endif
+}
+
+using KernelFn = void (*)(Params);
+constexpr KernelFn kKernels[kMethods] = {LoadKernel<kTma64>,  LoadKernel<kRows8>,
+                                         LoadKernel<kClass8>, LoadKernel<kClass1>,
+                                         LoadKernel<kBulk>,   LoadKernel<kCpAsync>,
+                                         LoadKernel<kLdg>};
+constexpr uint32_t kSmem = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+
+CUtensorMap Encode(const void* base, uint64_t cols, uint64_t rows, uint64_t stride_bytes,
+                   uint32_t box_cols, uint32_t box_rows, CUtensorMapSwizzle swizzle) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {stride_bytes};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = cuTensorMapEncodeTiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box, elem,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (%d): %llu x %llu stride %llu box %u x %u\n",
+                 int(r), (unsigned long long)cols, (unsigned long long)rows,
+                 (unsigned long long)stride_bytes, box_cols, box_rows);
+    std::exit(1);
+  }
+  return map;
+}
+
+}  // namespace lab
+
+int main() {
+  using namespace lab;
+  CK(cudaFree(nullptr));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  for (int m = 0; m < kMethods; ++m) {
+    CK(cudaFuncSetAttribute(kKernels[m], cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  }
+  struct Shape {
+    uint32_t n, k;
+  };
+  const Shape shapes[] = {{4096, 4099}, {1024, 2053}, {14336, 4103}, {4096, 4101}, {8192, 8191}};
+  constexpr int kCopies = 4;  // cold: rotate through copies that together exceed the L2
+  unsigned long long* checksum;
+  CK(cudaMalloc(&checksum, 8));
+  std::printf("n,k,blocks,k_blocks,cache,method,median_us,min_us,us_per_kblock_wave,GBps,checksum\n");
+  for (const Shape& sh : shapes) {
+    const uint32_t ld = sh.k, ld_padded = (sh.k + 7) / 8 * 8;
+    const uint32_t k_blocks = sh.k / kCols;  // whole k-blocks only: every method reads in bounds
+    const size_t elems = size_t(sh.n) * ld + 64, padded_elems = size_t(sh.n) * ld_padded;
+    std::vector<uint16_t> host(elems);
+    uint32_t st = sh.n * 31 + sh.k;
+    for (auto& v : host) {
+      st = st * 1664525u + 1013904223u;
+      v = uint16_t(st >> 16) & 0xBFFF;  // finite BF16 bit patterns
+    }
+    std::vector<uint16_t> host_padded(padded_elems, 0);
+    for (uint32_t r = 0; r < sh.n; ++r) {
+      std::memcpy(&host_padded[size_t(r) * ld_padded], &host[size_t(r) * ld], size_t(sh.k) * 2);
+    }
+    Params params[kCopies];
+    std::vector<void*> buffers;
+    for (int c = 0; c < kCopies; ++c) {
+      uint8_t *b, *bp;
+      CK(cudaMalloc(&b, elems * 2));
+      CK(cudaMalloc(&bp, padded_elems * 2));
+      buffers.push_back(b);
+      buffers.push_back(bp);
+      CK(cudaMemcpy(b, host.data(), elems * 2, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(bp, host_padded.data(), padded_elems * 2, cudaMemcpyHostToDevice));
+      Params& p = params[c];
+      std::memset(&p, 0, sizeof(p));
+      for (uint32_t r = 0; r < 8; ++r) {  // dense_row_class_maps.h's RowClassOf
+        const uint64_t first = uint64_t{r} * ld;
+        const uint32_t shift = first % 8;
+        const uint32_t rows = (sh.n - r + 7) / 8;
+        p.classes[r] = Encode(b + 2 * (first - shift), sh.k + shift, rows, uint64_t{16} * ld, 72, 8,
+                              CU_TENSOR_MAP_SWIZZLE_NONE);
+      }
+      p.padded = Encode(bp, sh.k, sh.n, uint64_t{2} * ld_padded, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
+      p.padded_rows =
+          Encode(bp, sh.k, sh.n, uint64_t{2} * ld_padded, 64, 8, CU_TENSOR_MAP_SWIZZLE_128B);
+      p.b = b;
+      p.ld = ld;
+      p.tiles = sh.n / kRows;
+      p.k_blocks = k_blocks;
+      p.class_rows = sh.n / 8;
+      p.checksum = checksum;
+    }
+    const uint32_t blocks = std::min<uint32_t>(sh.n / kRows, sms);  // one block an SM, as the kernel
+    const double waves = double(sh.n / kRows) / double(std::min<uint32_t>(sh.n / kRows, sms));
+    const double bytes = double(sh.n) * k_blocks * kCols * 2;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int cold = 0; cold < 2; ++cold) {
+      constexpr int kRounds = 15;
+      std::vector<float> t[kMethods];
+      unsigned long long sums[kMethods] = {};
+      for (int round = 0; round < kRounds + 1; ++round) {
+        for (int m = 0; m < kMethods; ++m) {  // interleaved: method after method, round after round
+          const Params& p = params[cold ? (round * kMethods + m) % kCopies : 0];
+          CK(cudaMemset(checksum, 0, 8));
+          CK(cudaEventRecord(e0));
+          kKernels[m]<<<blocks, 256, kSmem>>>(p);
+          CK(cudaEventRecord(e1));
+          CK(cudaGetLastError());
+          CK(cudaEventSynchronize(e1));
+          float ms = 0;
+          CK(cudaEventElapsedTime(&ms, e0, e1));
+          unsigned long long s = 0;
+          CK(cudaMemcpy(&s, checksum, 8, cudaMemcpyDeviceToHost));
+          if (round == 0) {
+            sums[m] = s;  // warm-up round: untimed
+          } else {
+            t[m].push_back(ms * 1000.0f);
+          }
+        }
+      }
+      for (int m = 0; m < kMethods; ++m) {
+        std::sort(t[m].begin(), t[m].end());
+        const double med = t[m][t[m].size() / 2];
+        std::printf("%u,%u,%u,%u,%s,%s,%.2f,%.2f,%.4f,%.0f,%llx\n", sh.n, sh.k, blocks, k_blocks,
+                    cold ? "cold" : "hot", kNames[m], med, double(t[m][0]),
+                    med / (k_blocks * waves), bytes / (med * 1e3), sums[m]);
+      }
+      std::fflush(stdout);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    for (void* b : buffers) CK(cudaFree(b));
+  }
+  return 0;
+}

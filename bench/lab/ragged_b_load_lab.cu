@@ -13,7 +13,14 @@
 //   cpasync    cp.async of 16-byte aligned pieces (9 a row), 128 threads, noinc arrivals
 //   ldg        128 threads load aligned 16-byte pieces into registers (kDepth k-blocks ahead),
 //              funnel-shift them into place and store them swizzled (the stage tma64 writes)
-// Checksums: tma64 and ldg must agree (the same swizzled stages); the raw methods hold other bytes.
+// Checksums: tma64, ldg, shift and shift_warp must agree (the same swizzled stages); the raw
+// methods hold other bytes.
+//   shift      class8 into a 15-deep raw ring, warps 1-3 shift each row into a 5-deep swizzled
+//              ring (the s27 kernel's producer without A and wgmma), 96 arrivals a stage
+//   shift_warp the same with one arrival a warp
+//   shift_nofence  shift_warp without fence.proxy.async (timing only)
+//   shift_rotate   warps 1-3 take k-blocks in turn, each shifting a whole stage alone
+//   shift_vec, shift_vec_rotate  the same two, each piece read as two aligned 16-byte blocks
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -Iops
 //        bench/lab/ragged_b_load_lab.cu -lcuda -o .gpu/lab/ragged_b_load_lab
 #include <cuda.h>
@@ -45,9 +52,25 @@ constexpr uint32_t kStageBytes = kRows * kRawRowBytes;  // 9216 = 9 x 1024: swiz
 constexpr uint32_t kStages = 12;
 constexpr uint32_t kDepth = 4;  // ldg: k-blocks of loads in flight a thread
 
-enum Method : int { kTma64, kRows8, kClass8, kClass1, kBulk, kCpAsync, kLdg, kMethods };
-const char* const kNames[kMethods] = {"tma64", "rows8", "class8", "class1", "bulk", "cpasync",
-                                      "ldg"};
+enum Method : int {
+  kTma64,
+  kRows8,
+  kClass8,
+  kClass1,
+  kBulk,
+  kCpAsync,
+  kLdg,
+  kShift,      // class8 into a raw ring + warps 1-3 shift into the swizzled ring, per-thread arrivals
+  kShiftWarp,  // the same, one arrival a warp
+  kShiftNoFence,  // shift_warp without the proxy fence (timing only: wgmma could read stale bytes)
+  kShiftRotate,   // one warp a k-block, warps taking k-blocks in turn
+  kShiftVec,        // shift_warp reading aligned 16-byte blocks (conflict-free)
+  kShiftVecRotate,  // shift_rotate reading aligned 16-byte blocks
+  kMethods
+};
+const char* const kNames[kMethods] = {"tma64", "rows8", "class8", "class1",   "bulk",
+                                      "cpasync", "ldg", "shift", "shift_warp", "shift_nofence", "shift_rotate", "shift_vec", "shift_vec_rotate"};
+constexpr uint32_t kRawStages = 15, kSwizzledStages = 5, kSwizzledBytes = kRows * kCols * 2;
 
 struct Params {
   CUtensorMap classes[8];  // box 72 x 8, no swizzle
@@ -141,13 +164,31 @@ __device__ __forceinline__ void LdgStore(const Params& p, uint32_t tile, const L
   }
 }
 
+// The consumer's work on a stage: a position-weighted checksum of its first `bytes` (thread t of
+// 128 reads 16-byte pieces t, t + 128, ...), then one release a warp.
+__device__ __forceinline__ void ConsumeStage(const uint8_t* s, uint32_t bytes, uint64_t* empty,
+                                             unsigned long long& sum) {
+  const uint32_t thread = threadIdx.x % 128;
+  for (uint32_t off = thread * 16; off < bytes; off += 128 * 16) {
+    const uint4 v = *reinterpret_cast<const uint4*>(s + off);
+    const uint32_t idx = off / 4 + 1;
+    sum += (unsigned long long)v.x * idx + (unsigned long long)v.y * (idx + 1) +
+           (unsigned long long)v.z * (idx + 2) + (unsigned long long)v.w * (idx + 3);
+  }
+  __syncwarp();
+  if (thread % 32 == 0) MbarArrive(empty);
+}
+// The dynamic shared memory, its base rounded up to the 1024 bytes the 128-byte swizzle needs.
+__device__ __forceinline__ uint8_t* SwizzleAlignedSmem() {
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+}
 #endif
 
 template <int kMethod>
 __global__ void __launch_bounds__(256, 1) LoadKernel(const __grid_constant__ Params p) {
 #if defined(__CUDA_ARCH__)
-  extern __shared__ __align__(1024) uint8_t smem_raw[];
-  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  uint8_t* smem = SwizzleAlignedSmem();
   uint8_t* stages = smem;
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
   uint64_t* empty = full + kStages;
@@ -262,23 +303,165 @@ __global__ void __launch_bounds__(256, 1) LoadKernel(const __grid_constant__ Par
                                          ? kRows * kCols * 2
                                          : kStageBytes;
     unsigned long long sum = 0;
-    const uint32_t warp = thread / 32;
     for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
       for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
         MbarWait(&full[stage], phase);
-        const uint8_t* s = stages + stage * kStageBytes;
-        for (uint32_t off = thread * 16; off < kCheckBytes; off += 128 * 16) {
-          const uint4 v = *reinterpret_cast<const uint4*>(s + off);
-          const uint32_t idx = off / 4 + 1;
-          sum += (unsigned long long)v.x * idx + (unsigned long long)v.y * (idx + 1) +
-                 (unsigned long long)v.z * (idx + 2) + (unsigned long long)v.w * (idx + 3);
-        }
-        __syncwarp();
-        if (thread % 32 == 0) MbarArrive(&empty[stage]);
+        ConsumeStage(stages + stage * kStageBytes, kCheckBytes, &empty[stage], sum);
         advance();
       }
     }
-    (void)warp;
+    atomicAdd(p.checksum, sum);
+  }
+#endif
+}
+
+// The s27 kernel's producer without A and wgmma: thread 0 loads each k-block's eight class boxes
+// into a raw ring (kRawStages deep), warps 1-3 wait for a swizzled stage's release and the raw
+// stage, shift each row by its class's shift (five aligned words, a funnel), store it swizzled,
+// fence for the async proxy and arrive; the consumer checksums the swizzled stage.
+#if defined(__CUDA_ARCH__)
+// A shifted 16-byte piece from the two aligned 16-byte blocks that hold it (8 words), starting
+// kWord words and `bits` bits in.
+template <uint32_t kWord>
+__device__ __forceinline__ uint4 ShiftedPiece(const uint32_t (&w)[8], uint32_t bits) {
+  return make_uint4(__funnelshift_r(w[kWord], w[kWord + 1], bits),
+                    __funnelshift_r(w[kWord + 1], w[kWord + 2], bits),
+                    __funnelshift_r(w[kWord + 2], w[kWord + 3], bits),
+                    __funnelshift_r(w[kWord + 3], w[kWord + 4], bits));
+}
+#endif
+
+// kVec: each piece read as the two aligned 16-byte blocks that hold it (a row's 8 lanes read
+// 16-byte groups 9 r + c, distinct mod 8: no bank conflicts), where the 5-word reads conflict
+// 4 ways (ncu, session 28); the word offset is one per row class, uniform in a warp's pass.
+template <bool kWarpArrive, bool kFence = true, bool kRotate = false, bool kVec = false>
+__global__ void __launch_bounds__(256, 1) ShiftKernel(const __grid_constant__ Params p) {
+#if defined(__CUDA_ARCH__)
+  uint8_t* swizzled = SwizzleAlignedSmem();
+  uint8_t* raw = swizzled + kSwizzledStages * kSwizzledBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(raw + kRawStages * kStageBytes);
+  uint64_t* empty = full + kSwizzledStages;
+  uint64_t* raw_full = empty + kSwizzledStages;
+  uint64_t* raw_empty = raw_full + kRawStages;
+  const uint32_t thread = threadIdx.x % 128;
+  // kRotate: warp 1 + (g % 3) alone shifts the block's g-th k-block (32 lanes, one arrival), so
+  // three k-blocks are shifted at once instead of one by three warps.
+  constexpr uint32_t kArrivals = kRotate ? 1 : kWarpArrive ? 3 : 96;
+  constexpr uint32_t kWorkers = kRotate ? 32 : 96;
+  uint32_t g = 0;
+  if (threadIdx.x == 0) {
+    for (uint32_t s = 0; s < kSwizzledStages; ++s) {
+      MbarInit(&full[s], kArrivals);
+      MbarInit(&empty[s], 4);
+    }
+    for (uint32_t s = 0; s < kRawStages; ++s) {
+      MbarInit(&raw_full[s], 1);
+      MbarInit(&raw_empty[s], kArrivals);
+    }
+    MbarInitFence();
+  }
+  __syncthreads();
+  uint32_t stage = 0, phase = 0, raw_stage = 0, raw_phase = 0;
+  if (threadIdx.x < 128) {
+    if (thread > 0 && thread < 32) return;
+    uint32_t shifts = 0;
+    for (uint32_t r = 0; r < 8; ++r) shifts |= ((r * p.ld) % 8) << (3 * r);
+    for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+      for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
+        uint8_t* raw_s = raw + raw_stage * kStageBytes;
+        if (thread == 0) {
+          MbarWait(&raw_empty[raw_stage], raw_phase ^ 1);
+          MbarExpectTx(&raw_full[raw_stage], kStageBytes);
+#pragma unroll
+          for (uint32_t r = 0; r < 8; ++r) {
+            TmaLoad2D(raw_s + r * 8 * kRawRowBytes, &p.classes[r], &raw_full[raw_stage], kb * kCols,
+                      tile * 8);
+          }
+        } else if (!kRotate || g % 3 == thread / 32 - 1) {
+          MbarWait(&empty[stage], phase ^ 1);
+          MbarWait(&raw_full[raw_stage], raw_phase);
+          const uint32_t worker = kRotate ? thread % 32 : thread - 32;
+          uint8_t* b_s = swizzled + stage * kSwizzledBytes;
+          constexpr uint32_t kPieces = kRows * 8, kBatch = 3;
+          for (uint32_t base = worker; base < kPieces; base += kBatch * kWorkers) {
+            // kVec: the two aligned blocks holding the piece (8 words); else the 5 words from
+            // the shift's word on.
+            uint32_t w[kBatch][8];
+#pragma unroll
+            for (uint32_t b = 0; b < kBatch; ++b) {
+              const uint32_t i = base + b * kWorkers;
+              if (i >= kPieces) break;
+              const uint32_t row = i / 8, chunk = i % 8;
+              if constexpr (kVec) {
+                const uint4* src =
+                    reinterpret_cast<const uint4*>(raw_s + row * kRawRowBytes) + chunk;
+                const uint4 lo = src[0], hi = src[1];
+                w[b][0] = lo.x, w[b][1] = lo.y, w[b][2] = lo.z, w[b][3] = lo.w;
+                w[b][4] = hi.x, w[b][5] = hi.y, w[b][6] = hi.z, w[b][7] = hi.w;
+              } else {
+                const uint32_t shift = (shifts >> (3 * (row / 8))) & 7;
+                const uint32_t* src = reinterpret_cast<const uint32_t*>(
+                    raw_s + row * kRawRowBytes + chunk * 16 + (shift / 2) * 4);
+#pragma unroll
+                for (uint32_t x = 0; x < 5; ++x) w[b][x] = src[x];
+              }
+            }
+#pragma unroll
+            for (uint32_t b = 0; b < kBatch; ++b) {
+              const uint32_t i = base + b * kWorkers;
+              if (i >= kPieces) break;
+              const uint32_t row = i / 8, chunk = i % 8;
+              const uint32_t shift = (shifts >> (3 * (row / 8))) & 7;
+              const uint32_t bits = (shift % 2) * 16;
+              uint4 out = ShiftedPiece<0>(w[b], bits);
+              if constexpr (kVec) {
+                switch (shift / 2) {  // one row class a warp's pass: uniform
+                  case 1: out = ShiftedPiece<1>(w[b], bits); break;
+                  case 2: out = ShiftedPiece<2>(w[b], bits); break;
+                  case 3: out = ShiftedPiece<3>(w[b], bits); break;
+                  default: break;
+                }
+              }
+              // Stage rows in tile order (raw row r 8 + i is tile row 8 i + r), so the checksum
+              // must equal tma64's.
+              *reinterpret_cast<uint4*>(b_s + Swizzle128(8 * (row % 8) + row / 8, chunk)) = out;
+            }
+          }
+          if constexpr (kFence) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+          if constexpr (kWarpArrive || kRotate) {
+            __syncwarp();
+            if (thread % 32 == 0) {
+              MbarArrive(&full[stage]);
+              MbarArrive(&raw_empty[raw_stage]);
+            }
+          } else {
+            MbarArrive(&full[stage]);
+            MbarArrive(&raw_empty[raw_stage]);
+          }
+        }
+        ++g;
+        if (++raw_stage == kRawStages) {
+          raw_stage = 0;
+          raw_phase ^= 1;
+        }
+        if (++stage == kSwizzledStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+  } else {
+    unsigned long long sum = 0;
+    for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+      for (uint32_t kb = 0; kb < p.k_blocks; ++kb) {
+        MbarWait(&full[stage], phase);
+        ConsumeStage(swizzled + stage * kSwizzledBytes, kSwizzledBytes, &empty[stage], sum);
+        if (++stage == kSwizzledStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
     atomicAdd(p.checksum, sum);
   }
 #endif
@@ -288,8 +471,14 @@ using KernelFn = void (*)(Params);
 constexpr KernelFn kKernels[kMethods] = {LoadKernel<kTma64>,  LoadKernel<kRows8>,
                                          LoadKernel<kClass8>, LoadKernel<kClass1>,
                                          LoadKernel<kBulk>,   LoadKernel<kCpAsync>,
-                                         LoadKernel<kLdg>};
-constexpr uint32_t kSmem = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+                                         LoadKernel<kLdg>,    ShiftKernel<false>,
+                                         ShiftKernel<true>,   ShiftKernel<true, false>,
+                                         ShiftKernel<false, true, true>,
+                                         ShiftKernel<true, true, false, true>,
+                                         ShiftKernel<false, true, true, true>};
+constexpr uint32_t kSmem = kSwizzledStages * kSwizzledBytes + kRawStages * kStageBytes +
+                           2 * (kSwizzledStages + kRawStages) * 8 + 1024;
+static_assert(kSmem >= kStages * kStageBytes + 2 * kStages * 8 + 1024, "every method fits");
 
 CUtensorMap Encode(const void* base, uint64_t cols, uint64_t rows, uint64_t stride_bytes,
                    uint32_t box_cols, uint32_t box_rows, CUtensorMapSwizzle swizzle) {

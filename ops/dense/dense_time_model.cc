@@ -45,9 +45,11 @@ constexpr VariantTimeModel kModels[] = {
     // scaled by 0.9796: the geomean over those shapes of this model's prediction for the
     // dispatcher's pick over the pick's time in the same run (bench/model/
     // calibrate_forced_run.py). Gated as the 144- and 96-wide rows and to 16 waves, and picked
-    // only where they beat the best other prediction by kPickMargin (PickMargin).
-    {Variant::kWgmma128x160, 0.2, 6.871, 1.763, 0.00582, 0.09551, 0, 128, 65, 16},  // 513, 0.065
-    {Variant::kWgmma128x176, 0.2, 6.53, 2.074, 0.006452, 0.08968, 0, 128, 65, 16},   // 513, 0.064
+    // only where they beat the best other prediction by kPickMargin.
+    {Variant::kWgmma128x160, 0.2, 6.871, 1.763, 0.00582, 0.09551, 0, 128, 65, 16,
+     kPickMargin},  // 513, 0.065
+    {Variant::kWgmma128x176, 0.2, 6.53, 2.074, 0.006452, 0.08968, 0, 128, 65, 16,
+     kPickMargin},  // 513, 0.064
     {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060
     {Variant::kWgmma128x128SplitK, 0.4, 4.85, 6.383, 0.005395, 0.07506, 0.4501},  // 418, 0.063
     {Variant::kWgmma128x256SplitK, 0.1, 0, 12.35, 0.008805, 0.09466, 0.4315},     // 418, 0.064
@@ -177,15 +179,10 @@ std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint3
 }  // namespace
 
 double PickMargin(Variant v) {
-  switch (v) {
-    case Variant::kWgmma128x160:
-    case Variant::kWgmma128x176:
-    case Variant::kWgmma128x160PingPong:
-    case Variant::kWgmma128x176PingPong:
-      return kPickMargin;
-    default:
-      return 0.0;
-  }
+  if (const PingPongModel* pingpong = FindRow(kPingPongModels, v)) v = pingpong->tile;
+  if (const TailModel* tail = FindRow(kTailModels, v)) v = tail->tile;
+  const VariantTimeModel* model = Find(v);
+  return model != nullptr ? model->pick_margin : 0.0;
 }
 
 bool Modeled(Variant v) {

@@ -34,6 +34,9 @@ struct VariantTimeModel {
   // error: at 84 waves (4096 x 55296 x 5120) 160 ping-pong ran 4 % slower than 128 x 256 where
   // this row predicted it 3 % faster (session 28).
   uint32_t max_waves = 0;
+  // The share by which this row's prediction must beat every other candidate's before the
+  // dispatcher picks it (PickMargin; 0 for the rows fitted on the H200 itself).
+  double pick_margin = 0.0;
 };
 
 // The variants the model covers: the twelve wgmma tiles, the three wgmma split variants,
@@ -50,7 +53,8 @@ std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t 
 bool Modeled(Variant v);
 
 // The share by which `v`'s prediction must beat every other variant's before the dispatcher
-// picks it: 0, or kPickMargin for the 160- and 176-wide tiles. Their rows fit less tightly
+// picks it: its row's pick_margin (a ping-pong or tail variant takes its tile's): kPickMargin
+// for the 160- and 176-wide tiles, 0 for the others. Their rows fit less tightly
 // (rms 6.5 % against 4-6 %), and on the session-28 run, picking them wherever predicted fastest
 // changed 114 picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %);
 // with the margin 33 changed, 1.066x faster (geomean), none slower by 3 %.

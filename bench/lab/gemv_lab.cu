@@ -16,15 +16,7 @@
 #include <vector>
 
 #include "ops/dense/cuda/gemv.cuh"
-
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "lab_check.h"
 
 namespace lab {
 using dense_device::bf16;

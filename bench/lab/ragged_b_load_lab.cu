@@ -33,15 +33,7 @@
 #include <vector>
 
 #include "device/tma_kit.cuh"
-
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "lab_check.h"
 
 namespace lab {
 using namespace device_kit;
@@ -89,20 +81,9 @@ __device__ __forceinline__ void BulkLoad(void* dst, const void* src, uint32_t by
       "l"(src), "r"(bytes), "r"(SharedAddress(bar))
       : "memory");
 }
-__device__ __forceinline__ void CpAsync16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(SharedAddress(dst)), "l"(src)
-               : "memory");
-}
 __device__ __forceinline__ void CpAsyncArriveNoinc(uint64_t* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(SharedAddress(bar))
                : "memory");
-}
-__device__ __forceinline__ uint4 Ldg16(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
 }
 
 // ldg: warp w handles row classes 2w and 2w + 1 (one shift each: uniform in the warp); lane
@@ -126,7 +107,7 @@ __device__ __forceinline__ void LdgLoad(const Params& p, uint32_t tile, uint32_t
         (lane % 4) * 32;
 #pragma unroll
     for (uint32_t x = 0; x < 3; ++x) {
-      const uint4 v = Ldg16(aligned + 16 * x);
+      const uint4 v = LoadCached16(aligned + 16 * x);
       r.w[pass][4 * x] = v.x;
       r.w[pass][4 * x + 1] = v.y;
       r.w[pass][4 * x + 2] = v.z;
@@ -242,7 +223,7 @@ __global__ void __launch_bounds__(256, 1) LoadKernel(const __grid_constant__ Par
             const uint32_t row = i / 9, piece = i % 9;
             const uintptr_t start = reinterpret_cast<uintptr_t>(LdgRowStart(p, tile, row, kb));
             CpAsync16(s + row * kRawRowBytes + piece * 16,
-                      reinterpret_cast<const void*>((start & ~uintptr_t{15}) + piece * 16));
+                      reinterpret_cast<const void*>((start & ~uintptr_t{15}) + piece * 16), true);
           }
           CpAsyncArriveNoinc(&full[stage]);
           advance();

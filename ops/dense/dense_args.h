@@ -46,6 +46,16 @@ GPUOPS_KERNEL_ARGS(TmaTailArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_map)
                    (DevicePtr, workspace), (uint32_t, m), (uint32_t, n), (uint32_t, k),
                    (uint32_t, splits));
 
+// A through one tensor map over dense_shift_rows_bf16's eight shifted copies of A (copy L's rows
+// at L M + row), B through eight, one a row class (dense_row_class_maps.h), class r's rows
+// starting ClassTiles::ShiftOf(b_shifts, r) elements into its tensor's rows:
+// dense_gemm_bf16_wgmma_{64x64,64x128,128x128}_classes.
+GPUOPS_KERNEL_ARGS(TmaRowClassArgs, (TensorMapBytes, a_map), (TensorMapBytes, b_map0),
+                   (TensorMapBytes, b_map1), (TensorMapBytes, b_map2), (TensorMapBytes, b_map3),
+                   (TensorMapBytes, b_map4), (TensorMapBytes, b_map5), (TensorMapBytes, b_map6),
+                   (TensorMapBytes, b_map7), (DevicePtr, c), (uint32_t, m), (uint32_t, n),
+                   (uint32_t, k), (uint32_t, b_shifts));
+
 // C's tail tiles = bf16(Σ_split partial) in split order: dense_gemm_bf16_tail_reduce.
 GPUOPS_KERNEL_ARGS(TailReduceArgs, (DevicePtr, workspace), (DevicePtr, c), (uint32_t, m),
                    (uint32_t, n), (uint32_t, splits), (uint32_t, first_tile),

@@ -203,7 +203,8 @@ absl::Status RunCase(Runner& run, Problem& p, Variant v, CheckStats& stats) {
 std::vector<DenseShape> DenseShapes(ShapeSet set, Variant v) {
   const VariantSpec& spec = kVariants[v];
   const bool any_n = spec.n_multiple == 1;
-  const bool ldb = spec.shape == ArgShape::kLdb || spec.shape == ArgShape::kShiftedA;
+  const bool ldb = spec.shape == ArgShape::kLdb || spec.shape == ArgShape::kShiftedA ||
+                   spec.shape == ArgShape::kTmaRowClasses;
   // TMA variants read B's stride from the tensor map: odd N runs with padded rows, the rest packed.
   const bool tma = TakesTensorMaps(spec.shape);
   std::vector<uint32_t> ms;

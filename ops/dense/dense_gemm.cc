@@ -10,6 +10,7 @@
 #include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 #include "gpuops/runtime/tensor_map.h"
+#include "ops/dense/dense_row_class_maps.h"
 #include "ops/dense/dense_time_model.h"
 
 namespace gpuops::ops::dense {
@@ -48,12 +49,19 @@ PackedLayout LayoutPacked(const GemmArgs& args) {
   return l;
 }
 
-// The dispatcher's order for operands the 16-byte kernels cannot read (an offset pointer, K or
-// ldb not a multiple of 8): the gemv kernels for M <= 64 (the _shifted ones given a workspace),
-// packed (a workspace) above, scalar last.
-constexpr std::array kAnyAlignmentOrder = {
-    Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned, Variant::kGemvM32Shifted,
-    Variant::kGemvM32Unaligned, Variant::kGemvM64Shifted, Variant::kPacked, Variant::kScalar};
+// The M range where the _classes wgmma tiles go first for operands the 16-byte kernels cannot
+// read: past the gemv kernels of M <= 16 and up to kClassesMaxM, above which packed (its copies
+// of A and B, then the aligned dispatcher's tiles) goes first.
+constexpr uint32_t kClassesMinM = 17;
+constexpr uint32_t kClassesMaxM = 512;
+static_assert(kClassTilesDispatched || kClassesMinM <= kClassesMaxM);
+
+// The _classes variants and their aligned twins (the same tiles, stages and k-loop).
+constexpr std::array<std::pair<Variant, Variant>, 3> kClassTwins = {{
+    {Variant::kWgmma64x64Classes, Variant::kWgmma64x64},
+    {Variant::kWgmma64x128Classes, Variant::kWgmma64x128},
+    {Variant::kWgmma128x128Classes, Variant::kWgmma128x128},
+}};
 
 // The least predicted saving for which a _tail variant splits its last wave (SplitsFor).
 constexpr double kTailMinGain = 0.03;
@@ -118,6 +126,8 @@ absl::StatusOr<DenseGemm::AnyKernel> DenseGemm::BindVariant(const VariantSpec& s
       return bind.operator()<PackArgs>();
     case ArgShape::kTmaTail:
       return bind.operator()<TmaTailArgs>();
+    case ArgShape::kTmaRowClasses:
+      return bind.operator()<TmaRowClassArgs>();
   }
   return absl::InternalError(StrCat(s.kernel, ": unknown argument shape"));
 }
@@ -130,7 +140,9 @@ KernelHandle DenseGemm::kernel(Variant v) const {
 bool DenseGemm::Ships(Variant v) const {
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || kernel(v).is_null()) return false;
-  if (spec->shape == ArgShape::kShiftedA) return !shift_rows_.is_null();
+  if (spec->shape == ArgShape::kShiftedA || spec->shape == ArgShape::kTmaRowClasses) {
+    return !shift_rows_.is_null();
+  }
   if (spec->shape == ArgShape::kTmaTail) return !tail_reduce_.is_null();
   return spec->second_kernel.empty() || !splitk_reduce_.is_null();
 }
@@ -203,7 +215,7 @@ absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(RequireExtent(spec.kernel, "c", args.c, need.c,
                                        StrCat("m=", args.m, " rows of n=", args.n, " BF16")));
   if (spec.shape == ArgShape::kPack) return CanImplementPacked(args);
-  if (spec.shape == ArgShape::kShiftedA) {
+  if (spec.shape == ArgShape::kShiftedA || spec.shape == ArgShape::kTmaRowClasses) {
     GPUOPS_RETURN_IF_ERROR(CanImplementShifted(spec, args));
   }
   if (spec.shape == ArgShape::kTmaTail) {
@@ -357,6 +369,9 @@ LaunchDims DenseGemm::Dims(const VariantSpec& spec, const GemmArgs& args) const 
     grid = {TailGrid(static_cast<uint32_t>(std::min<uint64_t>(tiles, UINT32_MAX)), splits,
                      SmCount()),
             1, 1};
+  } else if (spec.shape == ArgShape::kTmaRowClasses) {
+    grid = PersistentGrid(
+        uint64_t{CeilDiv(args.m, spec.tile_m)} * ClassTiles::NBlocks(args.n, spec.tile_n), device);
   } else if (spec.order == GridOrder::kPersistent) {
     grid = PersistentGrid(TileCount(spec, args.m, args.n) * splits, device);
   } else if (spec.extra.row_classes) {
@@ -413,7 +428,8 @@ uint32_t DenseGemm::Splits(Variant v, const GemmArgs& args) const {
 uint64_t DenseGemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
   if (v == Variant::kPacked) return LayoutPacked(args).total;
   const VariantSpec* spec = kVariants.Find(v);
-  if (spec != nullptr && spec->shape == ArgShape::kShiftedA) {
+  if (spec != nullptr &&
+      (spec->shape == ArgShape::kShiftedA || spec->shape == ArgShape::kTmaRowClasses)) {
     return SaturatingMul(SaturatingMul(ShiftTile::kCopies, args.m),
                          SaturatingMul(ShiftedRowElems(std::min(args.k, kMaxShiftedK)), 2));
   }
@@ -466,10 +482,46 @@ DenseGemm::ModeledOrder DenseGemm::ByPredictedTime(const GemmArgs& args,
   return order;
 }
 
+std::optional<Variant> DenseGemm::FastestClassTiles(const GemmArgs& args) const {
+  std::optional<Variant> best;
+  double best_us = 0.0;
+  for (const auto& [classes, twin] : kClassTwins) {
+    if (!Ships(classes)) continue;
+    const VariantSpec& spec = kVariants[classes];
+    // The twin's time on the columns the class tiles cover and the k-blocks of the widest shift.
+    const uint32_t n_cover = ClassTiles::NBlocks(args.n, spec.tile_n) * spec.tile_n;
+    const uint32_t k_cover = ClassTiles::KBlocks(args.k, 7, WgmmaTile<128>::kK) *
+                             WgmmaTile<128>::kK;
+    const std::optional<double> us = PredictMicros(twin, args.m, n_cover, k_cover, 1, SmCount());
+    if (us.has_value() && (!best.has_value() || *us < best_us)) {
+      best = classes;
+      best_us = *us;
+    }
+  }
+  return best;
+}
+
+absl::InlinedVector<Variant, 10> DenseGemm::AnyAlignmentOrder(const GemmArgs& args) const {
+  // The gemv kernels for small M (the _shifted ones given a workspace), the _classes tiles for
+  // M in [kClassesMinM, kClassesMaxM] (the fastest predicted first), packed (a workspace) above,
+  // scalar last. Each runs where CanImplement accepts it (the gemv kernels up to their max_m
+  // rows, the _classes tiles on sm_90a).
+  absl::InlinedVector<Variant, 10> order = {Variant::kGemvM8Unaligned,
+                                            Variant::kGemvM16Unaligned};
+  if (kClassTilesDispatched && args.m >= kClassesMinM && args.m <= kClassesMaxM) {
+    if (const std::optional<Variant> v = FastestClassTiles(args)) order.push_back(*v);
+  }
+  for (Variant v : {Variant::kGemvM32Shifted, Variant::kGemvM32Unaligned,
+                    Variant::kGemvM64Shifted, Variant::kPacked, Variant::kScalar}) {
+    order.push_back(v);
+  }
+  return order;
+}
+
 uint64_t DenseGemm::GemmWorkspaceBytes(const GemmArgs& args) const {
   if (!SixteenByteOperands(args)) {
     // The first variant of the order that takes M and ships: what Pick runs given that much.
-    for (Variant v : kAnyAlignmentOrder) {
+    for (Variant v : AnyAlignmentOrder(args)) {
       const uint32_t max_m = kVariants[v].max_m;
       if ((max_m == 0 || args.m <= max_m) && Ships(v)) return WorkspaceBytes(v, args);
     }
@@ -499,6 +551,41 @@ absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& s
   GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a.ptr(), args.m, args.k, ABoxRows(spec.tile_m, args.m)));
   GPUOPS_ASSIGN_OR_RETURN(maps.b, map(args.b.ptr(), args.n, EffectiveLdb(args), spec.tile_n));
   return maps;
+}
+
+absl::StatusOr<TmaRowClassArgs> DenseGemm::EncodeRowClassArgs(const VariantSpec& spec,
+                                                              const GemmArgs& args) const {
+  // Row-major operands as TMA sees them: dims (columns, rows), box (kK, tile rows), 128-byte
+  // swizzle (kK BF16 = 128 bytes). A: the workspace's eight copies of A as one tensor of 8 M rows
+  // (copy L's rows at L M); B: one tensor a row class (dense_row_class_maps.h).
+  constexpr uint32_t kK = WgmmaTile<128>::kK;
+  auto map = [&](uint64_t address, uint32_t cols, uint32_t rows, uint64_t stride_bytes,
+                 uint32_t box_rows) {
+    TensorMapDesc d;
+    d.data_type = TensorMapDataType::kBF16;
+    d.rank = 2;
+    d.global_address = DevicePtr(address);
+    d.global_dims = {cols, rows};
+    d.global_strides = {0, stride_bytes};
+    d.box_dims = {kK, box_rows};
+    d.swizzle = TensorMapSwizzle::k128B;
+    return gpu_->EncodeTensorMap(d);
+  };
+  TmaRowClassArgs out{.c = args.c.ptr(), .m = args.m, .n = args.n, .k = args.k};
+  const uint32_t a_ld = ShiftedRowElems(args.k);
+  GPUOPS_ASSIGN_OR_RETURN(out.a_map, map(args.workspace.address(), a_ld, ShiftTile::kCopies * args.m,
+                                         uint64_t{a_ld} * 2, ABoxRows(spec.tile_m, args.m)));
+  const auto classes = RowClassesOf(args.b.address(), EffectiveLdb(args), args.n);
+  TensorMapBytes* b_maps[ClassTiles::kClasses] = {&out.b_map0, &out.b_map1, &out.b_map2,
+                                                  &out.b_map3, &out.b_map4, &out.b_map5,
+                                                  &out.b_map6, &out.b_map7};
+  for (uint32_t r = 0; r < ClassTiles::kClasses; ++r) {
+    const RowClass& rc = classes[r];
+    GPUOPS_ASSIGN_OR_RETURN(*b_maps[r], map(rc.address, args.k + rc.shift, rc.rows,
+                                            rc.stride_bytes, spec.tile_n));
+  }
+  out.b_shifts = PackShifts(classes);
+  return out;
 }
 
 template <typename Args>
@@ -592,6 +679,20 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
       plan.workspace_bytes = l.total;
       return plan;
     }
+    case ArgShape::kTmaRowClasses: {
+      // A's copies first (ShiftTile), then the tiles reading them through A's map.
+      plan.launches.push_back(shift_rows_.Launch(*gpu_, ShiftDims(m, k),
+                                                 {.src = args.a.ptr(),
+                                                  .dst = args.workspace.ptr(),
+                                                  .rows = m,
+                                                  .cols = k,
+                                                  .src_ld = k,
+                                                  .dst_ld = ShiftedRowElems(k)}));
+      plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
+      GPUOPS_ASSIGN_OR_RETURN(const TmaRowClassArgs class_args, EncodeRowClassArgs(spec, args));
+      GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims, class_args));
+      return plan;
+    }
     case ArgShape::kSplitK:
     case ArgShape::kTmaSplitK: {
       plan.splits = Splits(spec.variant, args);
@@ -675,7 +776,7 @@ absl::StatusOr<Variant> DenseGemm::Pick(const GemmArgs& args) const {
   // the dispatcher never allocates.
   absl::InlinedVector<Variant, kModeledVariants + 7> order;
   if (!SixteenByteOperands(args) && args.splits == 0) {
-    for (Variant v : kAnyAlignmentOrder) order.push_back(v);
+    for (Variant v : AnyAlignmentOrder(args)) order.push_back(v);
   } else if (args.splits != 0) {
     // The split variants by their predicted time at the given split count, then splitk.
     const uint32_t sms = SmCount();

@@ -16,6 +16,7 @@
 #include "gpuops/runtime/str.h"
 #include "ops/dense/dense_args.h"
 #include "ops/dense/dense_gemm.h"
+#include "ops/dense/dense_row_class_maps.h"
 
 namespace gpuops::ops::dense {
 namespace {
@@ -530,6 +531,108 @@ absl::Status Wgmma(const HostLaunch& l, HostMemory& mem) {
   return absl::OkStatus();
 }
 
+// dense_gemm_bf16_wgmma_*_classes: a_map must cover dense_shift_rows_bf16's eight copies of A
+// (8 M rows of ShiftedRowElems(K)), b_map0..7 the eight row classes of one B
+// (dense_row_class_maps.h): class 0's map and shift give B's base and ldb, and every map and
+// shift must equal RowClassesOf(that B). Block b walks tiles b, b + grid.x, ... over ClassTiles'
+// n-blocks; a tile sums copy `shift` of A against its class's rows over each row's K elements in
+// k order (the zeroed row heads and the zero-filled columns past K add nothing) and stores its
+// rows of C at its class's columns.
+template <uint32_t kTileN, uint32_t kConsumers>
+absl::Status WgmmaClasses(const HostLaunch& l, HostMemory& mem) {
+  using T = WgmmaTile<kTileN, kConsumers>;
+  using Args = TmaRowClassArgs;
+  GPUOPS_RETURN_IF_ERROR(RequireBlock(l, {T::kThreads, 1, 1}));
+  GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, T::kSharedBytes, "its stages"));
+  GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
+  const uint32_t m = args.m, n = args.n, k = args.k;
+  if (m == 0 || n == 0 || k == 0) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": empty problem m=", m, " n=", n, " k=", k));
+  }
+  GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(m, n), k)));
+  const uint64_t a_ld = ShiftedRowElems(k);
+  GPUOPS_ASSIGN_OR_RETURN(
+      TensorMapDesc a_map,
+      CheckTensorMap(l, args.a_map, ArgLabel(&Args::a_map), TensorMapDataType::kBF16,
+                     ShiftTile::kCopies * m, static_cast<uint32_t>(a_ld), ABoxRows(T::kM, m),
+                     T::kK));
+  if (a_map.global_strides[1] != a_ld * 2) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": ", ArgLabel(&Args::a_map),
+                                             " rows are ", a_map.global_strides[1],
+                                             " bytes apart, the copies of A ", a_ld * 2));
+  }
+  const TensorMapBytes* maps[ClassTiles::kClasses] = {&args.b_map0, &args.b_map1, &args.b_map2,
+                                                      &args.b_map3, &args.b_map4, &args.b_map5,
+                                                      &args.b_map6, &args.b_map7};
+  GPUOPS_ASSIGN_OR_RETURN(const TensorMapDesc first, DecodeHostTensorMap(*maps[0]));
+  if (first.global_strides[1] % 16 != 0) {
+    return absl::InvalidArgumentError(StrCat(l.kernel(), ": b_map0's row stride ",
+                                             first.global_strides[1],
+                                             " bytes is not 16 ldb (rows 8 apart)"));
+  }
+  const auto ldb = static_cast<uint32_t>(first.global_strides[1] / 16);
+  const uint64_t b_address =
+      first.global_address.address() + 2 * ClassTiles::ShiftOf(args.b_shifts, 0);
+  if (ldb < k) {
+    return absl::InvalidArgumentError(
+        StrCat(l.kernel(), ": ldb=", ldb, " < k=", k, " (B rows overlap)"));
+  }
+  const auto classes = RowClassesOf(b_address, ldb, n);
+  for (uint32_t r = 0; r < ClassTiles::kClasses; ++r) {
+    GPUOPS_ASSIGN_OR_RETURN(const TensorMapDesc d, DecodeHostTensorMap(*maps[r]));
+    const RowClass& want = classes[r];
+    if (d.rank != 2 || d.data_type != TensorMapDataType::kBF16 ||
+        d.global_address.address() != want.address || d.global_dims[0] != k + want.shift ||
+        d.global_dims[1] != want.rows || d.global_strides[1] != want.stride_bytes ||
+        d.box_dims[0] != T::kK || d.box_dims[1] != T::kN ||
+        d.swizzle != TensorMapSwizzle::k128B ||
+        ClassTiles::ShiftOf(args.b_shifts, r) != want.shift) {
+      return absl::InvalidArgumentError(StrCat(
+          l.kernel(), ": b_map", r, " (shift ", ClassTiles::ShiftOf(args.b_shifts, r),
+          ") is not row class ", r, " of a B at 0x", Hex(b_address), " with ldb=", ldb,
+          ": the kernel needs a ", want.rows, " x ", k + want.shift, " tensor at 0x",
+          Hex(want.address), ", rows ", want.stride_bytes, " bytes apart, box ", T::kN, " x ",
+          T::kK, ", 128-byte swizzle, shift ", want.shift));
+    }
+  }
+  GPUOPS_ASSIGN_OR_RETURN(auto a, mem.View<uint16_t>(a_map.global_address,
+                                                     ShiftTile::kCopies * m * a_ld,
+                                                     ArgLabel(&Args::a_map)));
+  GPUOPS_ASSIGN_OR_RETURN(auto b, mem.View<uint16_t>(DevicePtr(b_address),
+                                                     uint64_t{n - 1} * ldb + k,
+                                                     ArgLabel(&Args::b_map0)));
+  GPUOPS_ASSIGN_OR_RETURN(auto c, mem.View<uint16_t>(args.c, uint64_t{m} * n, ArgLabel(&Args::c)));
+  const uint32_t num_m = CeilDiv(m, T::kM);
+  const uint32_t num_n = ClassTiles::NBlocks(n, T::kN);
+  const uint64_t tiles = uint64_t{num_m} * num_n;
+  const auto grid = static_cast<uint32_t>(l.grid().x);
+  for (uint64_t block = 0; block < grid; ++block) {
+    for (uint64_t u = block; u < tiles; u += grid) {
+      const TileCoord coord = PersistentTileCoords(static_cast<uint32_t>(u), num_m, num_n,
+                                                   T::kGroupM);
+      const uint64_t shift =
+          ClassTiles::ShiftOf(args.b_shifts, coord.n_block % ClassTiles::kClasses);
+      const uint32_t row0 = coord.m_block * T::kM;
+      const uint32_t first = TileFirstRow(coord.m_block, T::kM, m);
+      const uint32_t rows = std::min(T::kM, m - first);
+      for (uint32_t j = 0; j < T::kN; ++j) {
+        const uint64_t col = ClassTiles::Column(coord.n_block, T::kN, j);
+        if (col >= n) continue;
+        const uint16_t* w = &b[col * ldb];
+        for (uint32_t r = 0; r < rows; ++r) {
+          if (first + r < row0) continue;  // the m-block before's row
+          const uint16_t* x = &a[(shift * m + first + r) * a_ld + shift];
+          float acc = 0.0f;
+          for (uint32_t e = 0; e < k; ++e) acc = acc + Bf16ToFloat(x[e]) * Bf16ToFloat(w[e]);
+          c[uint64_t{first + r} * n + col] = FloatToBf16(acc);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterHostKernels(HostKernelRegistry& registry) {
@@ -634,6 +737,15 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
         break;
       case Variant::kWgmma128x128Tail:
         fn = Wgmma<128, 2, Units::kTail>;
+        break;
+      case Variant::kWgmma64x64Classes:
+        fn = WgmmaClasses<64, 1>;
+        break;
+      case Variant::kWgmma64x128Classes:
+        fn = WgmmaClasses<128, 1>;
+        break;
+      case Variant::kWgmma128x128Classes:
+        fn = WgmmaClasses<128, 2>;
         break;
     }
     registry.Register(spec.kernel, std::move(fn));

@@ -57,6 +57,9 @@ enum class Variant : uint8_t {
   kWgmma128x176,
   kWgmma128x160PingPong,
   kWgmma128x176PingPong,
+  kWgmma64x64Classes,
+  kWgmma64x128Classes,
+  kWgmma128x128Classes,
 };
 
 // The argument list a variant's kernel takes (dense_args.h); one launcher per shape.
@@ -71,6 +74,8 @@ enum class ArgShape : uint8_t {
   kShiftedA,   // kShiftRowsKernel's PackArgs copies A into the workspace, then LdbArgs with a =
                // those copies
   kTmaTail,    // TmaTailArgs, then kTailReduceKernel's TailReduceArgs
+  kTmaRowClasses,  // kShiftRowsKernel's PackArgs copies A into the workspace, then
+                   // TmaRowClassArgs (A's copies and B's eight row classes as tensor maps)
 };
 
 // The tail-split variants' second launch: the last wave's FP32 partials summed into C.
@@ -82,7 +87,8 @@ inline constexpr std::string_view kShiftRowsKernel = "dense_shift_rows_bf16";
 
 // Whether the variant's kernel takes A and B as TMA tensor maps (B's row stride in B's map).
 constexpr bool TakesTensorMaps(ArgShape s) {
-  return s == ArgShape::kTma || s == ArgShape::kTmaSplitK || s == ArgShape::kTmaTail;
+  return s == ArgShape::kTma || s == ArgShape::kTmaSplitK || s == ArgShape::kTmaTail ||
+         s == ArgShape::kTmaRowClasses;
 }
 // Whether the variant takes B's row stride (ldb) at all: the _ldb, gemv and TMA kernels.
 constexpr bool TakesLdb(ArgShape s) {
@@ -557,6 +563,41 @@ inline constexpr VariantTable kVariants(
          .order = GridOrder::kPersistent,
          .k_multiple = 8,
          .summary = "sm_90a: wgmma_128x176's tiles in ping-pong (as wgmma_128x128_pingpong)"},
+        {.variant = Variant::kWgmma64x64Classes,
+         .name = "wgmma_64x64_classes",
+         .kernel = "dense_gemm_bf16_wgmma_64x64_classes",
+         .shape = ArgShape::kTmaRowClasses,
+         .tile_m = WgmmaTile<64, 1>::kM,
+         .tile_n = WgmmaTile<64, 1>::kN,
+         .block = {WgmmaTile<64, 1>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<64, 1>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .summary = "sm_90a: wgmma_64x64 for any K and ldb and 2-byte-aligned A, B and C: B read "
+                    "in place as eight row classes (rows 8 apart: a 16-byte stride), a tile's "
+                    "rows all of one class; A copied once per class's shift (workspace)",
+         .extra = {.any_alignment = true}},
+        {.variant = Variant::kWgmma64x128Classes,
+         .name = "wgmma_64x128_classes",
+         .kernel = "dense_gemm_bf16_wgmma_64x128_classes",
+         .shape = ArgShape::kTmaRowClasses,
+         .tile_m = WgmmaTile<128, 1>::kM,
+         .tile_n = WgmmaTile<128, 1>::kN,
+         .block = {WgmmaTile<128, 1>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128, 1>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .summary = "sm_90a: wgmma_64x64_classes with 64 x 128 tiles",
+         .extra = {.any_alignment = true}},
+        {.variant = Variant::kWgmma128x128Classes,
+         .name = "wgmma_128x128_classes",
+         .kernel = "dense_gemm_bf16_wgmma_128x128_classes",
+         .shape = ArgShape::kTmaRowClasses,
+         .tile_m = WgmmaTile<128>::kM,
+         .tile_n = WgmmaTile<128>::kN,
+         .block = {WgmmaTile<128>::kThreads, 1, 1},
+         .shared_mem_bytes = WgmmaTile<128>::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .summary = "sm_90a: wgmma_64x64_classes with 128 x 128 tiles (two consumer warpgroups)",
+         .extra = {.any_alignment = true}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

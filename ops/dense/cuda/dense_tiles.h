@@ -196,6 +196,37 @@ struct WgmmaTile {
   static constexpr uint32_t kGroupM = 8;  // m-blocks per group of the tile order
 };
 
+// The wgmma _classes kernels (sm_90a): B read in place at any alignment, by row class. The rows
+// n = r (mod 8) of any B lie 16 ldb bytes apart, a stride TMA takes, so class r is a tensor of its
+// own, its base rounded down to 16 bytes and each row starting `shift` (0..7) elements into the
+// tensor's row (dense_row_class_maps.h). A tile takes kN rows of ONE class, so its B box is an
+// ordinary 128-byte-swizzled k-block at an aligned coordinate, and its A box comes from copy
+// `shift` of A (dense_shift_rows_bf16: A shifted `shift` elements right, zero around it), so
+// each product still pairs equal k. The columns before `shift` of a tile's first k-block hold
+// the 16-byte block's bytes before the row; the consumers zero them in shared memory before the
+// first wgmma. n-block b is class b % 8, class tile b / 8: C columns r + 8 (kN (b / 8) + j).
+struct ClassTiles {
+  static constexpr uint32_t kClasses = GemvTile::kRowClasses;
+  // A tile's k-blocks: its class's rows span K + shift columns of the class tensor.
+  GPUOPS_HOST_DEVICE static constexpr uint32_t KBlocks(uint32_t k, uint32_t shift, uint32_t kk) {
+    return static_cast<uint32_t>((uint64_t{k} + shift + kk - 1) / kk);
+  }
+  // n-blocks: ceil(ceil(N / 8) / tile_n) tiles for each of the 8 classes.
+  GPUOPS_HOST_DEVICE static constexpr uint32_t NBlocks(uint32_t n, uint32_t tile_n) {
+    const uint64_t class_rows = (uint64_t{n} + kClasses - 1) / kClasses;
+    return static_cast<uint32_t>((class_rows + tile_n - 1) / tile_n * kClasses);
+  }
+  // The class's shift from the kernel's packed argument (3 bits a class).
+  GPUOPS_HOST_DEVICE static constexpr uint32_t ShiftOf(uint32_t shifts, uint32_t cls) {
+    return (shifts >> (3 * cls)) & 7u;
+  }
+  // C's column of tile column j of n-block b.
+  GPUOPS_HOST_DEVICE static constexpr uint64_t Column(uint32_t n_block, uint32_t tile_n,
+                                                      uint32_t j) {
+    return n_block % kClasses + uint64_t{kClasses} * (uint64_t{n_block / kClasses} * tile_n + j);
+  }
+};
+
 // Rows of the A box a wgmma kernel's tensor map holds and its producer waits for: the tile's rows,
 // or all of M when M is smaller. A box reaching past M would be zero-filled by the TMA unit, which
 // costs time (H200, bench/NOTES.md session 14: M = 24 on 64-row tiles ran ~2 us slower than

@@ -117,6 +117,8 @@ enum class Consumers {
 // (256 threads: its own 128 and the other's 128 arriving).
 inline constexpr uint32_t kEpilogueBarrier = 2;
 inline constexpr uint32_t kOrderBarrier = 6;
+// The _classes kernels' consumers (all of them) after zeroing the head of a tile's first B stage.
+inline constexpr uint32_t kRowHeadBarrier = 8;
 
 // Writes 64 rows of a consumer's accumulators, C rows [row0, row0 + 64) and columns
 // [col0, col0 + kTileN), as BF16 through the consumer's 64-row shared staging buffer, so that C is
@@ -160,6 +162,61 @@ __device__ __forceinline__ void StoreStaged(const float (&acc)[kTileN / 2], uint
   }
 }
 
+// Zeroes the first `head` (1..7) BF16 columns of each of the B stage's kN rows, as the consumers
+// of a _classes tile's first k-block (all 128 kConsumers threads), then makes the writes visible
+// to wgmma (the async proxy) and waits for every consumer. Rows are 128 bytes with the 128-byte
+// swizzle: a row's first 16-byte chunk lies at chunk (row % 8) of it.
+template <typename T>
+__device__ __forceinline__ void ZeroRowHeads(uint8_t* b_stage, uint32_t head) {
+  for (uint32_t row = threadIdx.x - 128; row < T::kN; row += 128 * T::kConsumers) {
+    uint4* chunk = reinterpret_cast<uint4*>(b_stage + row * 128 + (row % 8) * 16);
+    uint4 v = *chunk;
+    uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (uint32_t i = 0; i < 4; ++i) {
+      // Word i holds columns 2i (low half) and 2i + 1.
+      if (2 * i + 1 < head) {
+        w[i] = 0;
+      } else if (2 * i < head) {
+        w[i] &= 0xffff0000u;
+      }
+    }
+    *chunk = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  asm volatile("bar.sync %0, %1;\n" ::"r"(kRowHeadBarrier), "r"(128 * T::kConsumers) : "memory");
+}
+
+// StoreFragment for a _classes tile (ClassTiles): tile column j is C column
+// ClassTiles::Column(n_block, kTileN, j), eight apart, so each value is stored alone.
+template <uint32_t kTileN>
+__device__ __forceinline__ void StoreFragmentByClass(const float (&acc)[kTileN / 2],
+                                                     bf16* __restrict__ c, uint32_t row_base,
+                                                     uint32_t tile_col, uint32_t n_block,
+                                                     uint32_t m, uint32_t n, uint32_t row_from) {
+  using gpuops::ops::dense::ClassTiles;
+#pragma unroll
+  for (uint32_t h = 0; h < 2; ++h) {
+    const uint32_t row = row_base + 8 * h;
+    if (row >= m || row < row_from) continue;
+    bf16* out_row = c + static_cast<size_t>(row) * n;
+#pragma unroll
+    for (uint32_t j = 0; j < kTileN / 8; ++j) {
+#pragma unroll
+      for (uint32_t e = 0; e < 2; ++e) {
+        const uint64_t col = ClassTiles::Column(n_block, kTileN, tile_col + 8 * j + e);
+        if (col < n) StoreOne(out_row + col, acc[4 * j + 2 * h + e]);
+      }
+    }
+  }
+}
+
+// The _classes kernels' B (ClassTiles): one tensor map a row class and the classes' shifts.
+struct ClassMaps {
+  const CUtensorMap* b[gpuops::ops::dense::ClassTiles::kClasses];
+  uint32_t shifts;
+};
+
 // The ring of shared-memory stages a consumer walks: each stage's `full` barrier (the producer's
 // TMA loads landed) and `empty` barrier (its readers are done), and the consumer's position.
 struct StageRing {
@@ -174,15 +231,22 @@ struct StageRing {
 // and releases the stage the batch before read once that batch has completed, so one batch stays
 // in flight while the next is issued. Returns the stage of the last k-block, still held (its
 // batch may be in flight): the caller waits for it and releases it.
-template <typename T, uint32_t kTileN, uint32_t kRows>
+//
+// kZeroHeads (the _classes kernels): in the first k-block, the first `head` columns of every B
+// row (the bytes before the row in its 16-byte block) are zeroed first (ZeroRowHeads).
+template <typename T, uint32_t kTileN, uint32_t kRows, bool kZeroHeads = false>
 __device__ __forceinline__ uint32_t ConsumeKBlocks(float (&acc)[kRows][kTileN / 2],
-                                                   const uint8_t* a_tiles, const uint8_t* b_tiles,
+                                                   const uint8_t* a_tiles, uint8_t* b_tiles,
                                                    uint32_t a_row_block, uint32_t begin,
-                                                   uint32_t end, StageRing& ring) {
+                                                   uint32_t end, StageRing& ring,
+                                                   uint32_t head = 0) {
   const bool releaser = threadIdx.x % 128 == 0;
   uint32_t previous = T::kStages;
   for (uint32_t kb = begin; kb < end; ++kb) {
     MbarWait(&ring.full[ring.stage], ring.phase);
+    if constexpr (kZeroHeads) {
+      if (kb == begin && head != 0) ZeroRowHeads<T>(b_tiles + ring.stage * T::kBBytes, head);
+    }
     const uint8_t* a_stage = a_tiles + ring.stage * T::kABytes + a_row_block * 64 * 128;
     const uint8_t* b_stage = b_tiles + ring.stage * T::kBBytes;
     WgmmaFence();
@@ -245,15 +309,24 @@ __device__ __forceinline__ WorkUnit UnitOf(uint32_t u, uint32_t tiles, uint32_t 
   return {u, {0, k_blocks}, 0, false};
 }
 
+//
+// With `classes` (the _classes kernels, cooperative whole tiles only), n-blocks are ClassTiles:
+// B's box comes from the class's map, A's from copy `shift` of A (rows shift M + row of a_map),
+// a tile runs KBlocks(K, shift) k-blocks, its first B stage's row heads are zeroed, and C is
+// stored by class (StoreFragmentByClass).
 template <uint32_t kTileN, uint32_t kConsumers, Schedule kSchedule,
-          Consumers kRoles = Consumers::kCooperative>
+          Consumers kRoles = Consumers::kCooperative, bool kClasses = false>
 __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUtensorMap* b_map,
                                            bf16* __restrict__ c, float* __restrict__ workspace,
-                                           uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
+                                           uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
+                                           const ClassMaps* classes = nullptr) {
   using T = gpuops::ops::dense::WgmmaTile<kTileN, kConsumers>;
+  using gpuops::ops::dense::ClassTiles;
   constexpr bool kPingPong = kRoles == Consumers::kPingPong;
   static_assert(!kPingPong || (kConsumers == 2 && kSchedule == Schedule::kTiles),
                 "ping-pong: two consumers over whole tiles");
+  static_assert(!kClasses || (!kPingPong && kSchedule == Schedule::kTiles),
+                "row classes: cooperative whole tiles");
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem =
       reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -266,7 +339,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   const uint32_t warpgroup = threadIdx.x / 128;
   const uint32_t thread = threadIdx.x % 128;
   const uint32_t num_m = (m + T::kM - 1) / T::kM;
-  const uint32_t num_n = (n + T::kN - 1) / T::kN;
+  const uint32_t num_n = kClasses ? ClassTiles::NBlocks(n, T::kN) : (n + T::kN - 1) / T::kN;
   const uint32_t tiles = num_m * num_n;
   const uint32_t k_blocks = (k + T::kK - 1) / T::kK;
   const gpuops::ops::dense::TailTiles tail =
@@ -300,13 +373,23 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
         const WorkUnit unit = UnitOf<kSchedule>(u, tiles, splits, k_blocks, tail);
         const auto coord =
             gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
-        const uint32_t first_row = gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m);
-        for (uint32_t kb = unit.range.begin; kb < unit.range.end; ++kb) {
+        uint32_t a_row = gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m);
+        uint32_t b_row = coord.n_block * T::kN;
+        const CUtensorMap* b_tile_map = b_map;
+        uint32_t end = unit.range.end;
+        if constexpr (kClasses) {
+          const uint32_t cls = coord.n_block % ClassTiles::kClasses;
+          const uint32_t shift = ClassTiles::ShiftOf(classes->shifts, cls);
+          a_row += shift * m;
+          b_row = coord.n_block / ClassTiles::kClasses * T::kN;
+          b_tile_map = classes->b[cls];
+          end = ClassTiles::KBlocks(k, shift, T::kK);
+        }
+        for (uint32_t kb = unit.range.begin; kb < end; ++kb) {
           MbarWait(&empty[stage], phase ^ 1);
           MbarExpectTx(&full[stage], a_box_bytes + T::kBBytes);
-          TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK, first_row);
-          TmaLoad2D(b_tiles + stage * T::kBBytes, b_map, &full[stage], kb * T::kK,
-                    coord.n_block * T::kN);
+          TmaLoad2D(a_tiles + stage * T::kABytes, a_map, &full[stage], kb * T::kK, a_row);
+          TmaLoad2D(b_tiles + stage * T::kBBytes, b_tile_map, &full[stage], kb * T::kK, b_row);
           if (++stage == T::kStages) {
             stage = 0;
             phase ^= 1;
@@ -367,14 +450,25 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     const WorkUnit unit = UnitOf<kSchedule>(u, tiles, splits, k_blocks, tail);
     const auto coord =
         gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
-    const uint32_t last = ConsumeKBlocks<T, kTileN, 1>(rows, a_tiles, b_tiles, consumer,
-                                                       unit.range.begin, unit.range.end, ring);
+    uint32_t end = unit.range.end;
+    uint32_t head = 0;
+    if constexpr (kClasses) {
+      head = ClassTiles::ShiftOf(classes->shifts, coord.n_block % ClassTiles::kClasses);
+      end = ClassTiles::KBlocks(k, head, T::kK);
+    }
+    const uint32_t last = ConsumeKBlocks<T, kTileN, 1, kClasses>(
+        rows, a_tiles, b_tiles, consumer, unit.range.begin, end, ring, head);
     WgmmaWait<0>();
     if (thread == 0) MbarArrive(&empty[last]);
     // Accumulator fragment: warp w holds rows 16w + lane/4 (+8); n8 block j holds columns
     // 8j + 2(lane%4) (+1) in registers 4j .. 4j+3.
     const uint32_t first_row = gpuops::ops::dense::TileFirstRow(coord.m_block, T::kM, m);
     const uint32_t row_from = coord.m_block * T::kM;  // the rows below are the m-block before's
+    if constexpr (kClasses) {
+      StoreFragmentByClass<kTileN>(acc, c, first_row + consumer * 64 + warp * 16 + lane / 4,
+                                   2 * (lane % 4), coord.n_block, m, n, row_from);
+      continue;
+    }
     if (unit.partial || n % 8 != 0) {
       const uint32_t tile_row = consumer * 64 + warp * 16 + lane / 4;
       const uint32_t tile_col = 2 * (lane % 4);
@@ -617,6 +711,57 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
                                        uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
   dense_device::HopperGemm<128, 2, Schedule::kTail>(&a_map, &b_map, c, workspace, m, n, k,
                                                     splits);
+}
+
+// Row-class tiles for a B at any alignment (ClassTiles): grid (min(tiles, SMs)) over
+// ceil(M / tile_m) x ClassTiles::NBlocks(N, tile_n) tiles, block and dynamic shared memory as
+// the aligned kernel of the same tile. a_map covers dense_shift_rows_bf16's eight copies of A
+// (ShiftedRowElems(K) x 8 M), b_map<r> class r of B (dense_row_class_maps.h), b_shifts the
+// classes' shifts (ClassTiles::ShiftOf). C may be 2-byte aligned: it is stored a value at a time.
+template <uint32_t kTileN, uint32_t kConsumers>
+__device__ __forceinline__ void ClassGemm(
+    const CUtensorMap& a_map, const CUtensorMap& b_map0, const CUtensorMap& b_map1,
+    const CUtensorMap& b_map2, const CUtensorMap& b_map3, const CUtensorMap& b_map4,
+    const CUtensorMap& b_map5, const CUtensorMap& b_map6, const CUtensorMap& b_map7, bf16* c,
+    uint32_t m, uint32_t n, uint32_t k, uint32_t b_shifts) {
+  const dense_device::ClassMaps classes{
+      {&b_map0, &b_map1, &b_map2, &b_map3, &b_map4, &b_map5, &b_map6, &b_map7}, b_shifts};
+  dense_device::HopperGemm<kTileN, kConsumers, Schedule::kTiles, Consumers::kCooperative, true>(
+      &a_map, &b_map0, c, nullptr, m, n, k, 1, &classes);
+}
+
+extern "C" __global__ void __launch_bounds__(WgmmaTile<64, 1>::kThreads, 1)
+    dense_gemm_bf16_wgmma_64x64_classes(
+        const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map0,
+        const __grid_constant__ CUtensorMap b_map1, const __grid_constant__ CUtensorMap b_map2,
+        const __grid_constant__ CUtensorMap b_map3, const __grid_constant__ CUtensorMap b_map4,
+        const __grid_constant__ CUtensorMap b_map5, const __grid_constant__ CUtensorMap b_map6,
+        const __grid_constant__ CUtensorMap b_map7, bf16* __restrict__ c, uint32_t m, uint32_t n,
+        uint32_t k, uint32_t b_shifts) {
+  ClassGemm<64, 1>(a_map, b_map0, b_map1, b_map2, b_map3, b_map4, b_map5, b_map6, b_map7, c, m, n,
+                   k, b_shifts);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)
+    dense_gemm_bf16_wgmma_64x128_classes(
+        const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map0,
+        const __grid_constant__ CUtensorMap b_map1, const __grid_constant__ CUtensorMap b_map2,
+        const __grid_constant__ CUtensorMap b_map3, const __grid_constant__ CUtensorMap b_map4,
+        const __grid_constant__ CUtensorMap b_map5, const __grid_constant__ CUtensorMap b_map6,
+        const __grid_constant__ CUtensorMap b_map7, bf16* __restrict__ c, uint32_t m, uint32_t n,
+        uint32_t k, uint32_t b_shifts) {
+  ClassGemm<128, 1>(a_map, b_map0, b_map1, b_map2, b_map3, b_map4, b_map5, b_map6, b_map7, c, m,
+                    n, k, b_shifts);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x128_classes(
+        const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map0,
+        const __grid_constant__ CUtensorMap b_map1, const __grid_constant__ CUtensorMap b_map2,
+        const __grid_constant__ CUtensorMap b_map3, const __grid_constant__ CUtensorMap b_map4,
+        const __grid_constant__ CUtensorMap b_map5, const __grid_constant__ CUtensorMap b_map6,
+        const __grid_constant__ CUtensorMap b_map7, bf16* __restrict__ c, uint32_t m, uint32_t n,
+        uint32_t k, uint32_t b_shifts) {
+  ClassGemm<128, 2>(a_map, b_map0, b_map1, b_map2, b_map3, b_map4, b_map5, b_map6, b_map7, c, m,
+                    n, k, b_shifts);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

@@ -19,6 +19,7 @@
 #include "ops/common/common_ops.h"
 #include "ops/dense/dense_gemm.h"
 #include "ops/dense/dense_reference.h"
+#include "ops/dense/dense_row_class_maps.h"
 #include "gpuops/runtime/str.h"
 #include "tests/support/device_data.h"
 #include "verify/check.h"
@@ -415,14 +416,26 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
       << "any K and N, no workspace";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(32, 4096, 100)), 8u * 32 * 128 * 2)
       << "M = 17..64: 8 shifted copies of A, rows of K + 7 rounded up to 32";
-  for (uint32_t m : {17u, 32u, 33u, 64u, 65u}) {
+  // M = 17..512 given the workspace: the _classes tile whose aligned twin the time model
+  // predicts fastest on the columns and k-blocks the class tiles cover; packed above.
+  for (uint32_t m : {17u, 32u, 33u, 64u, 65u, 512u, 513u}) {
     GemmArgs ragged = Args(m, 4096, 100);
     ragged.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(ragged));
-    EXPECT_EQ(*dense_->Pick(ragged), m <= 32   ? Variant::kGemvM32Shifted
-                                     : m <= 64 ? Variant::kGemvM64Shifted
-                                               : Variant::kPacked)
-        << "m=" << m << " given GemmWorkspaceBytes";
+    const Variant want = !kClassTilesDispatched ? (m <= 32   ? Variant::kGemvM32Shifted
+                                                   : m <= 64 ? Variant::kGemvM64Shifted
+                                                             : Variant::kPacked)
+                         : m > 512   ? Variant::kPacked
+                         : m == 512 ? Variant::kWgmma128x128Classes
+                                    : Variant::kWgmma64x64Classes;
+    EXPECT_EQ(*dense_->Pick(ragged), want) << "m=" << m << " given GemmWorkspaceBytes";
+    EXPECT_EQ(ragged.workspace.bytes(), dense_->WorkspaceBytes(want, ragged)) << "m=" << m;
   }
+  // Wide problems take the wider class tiles where their twins are predicted faster.
+  GemmArgs wide = Args(512, 14336, 4103);
+  wide.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(wide));
+  EXPECT_EQ(*dense_->Pick(wide),
+            kClassTilesDispatched ? Variant::kWgmma128x128Classes : Variant::kPacked)
+      << "128 x 128 twin on 512 x 14336 x 4160: 4 x 112 tiles";
   EXPECT_EQ(*dense_->Pick(Args(33, 4096, 100)), Variant::kScalar) << "M > 32, no workspace";
   auto none = dense_->Pick(Args(0, 64, 64));
   EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -440,13 +453,13 @@ TEST_F(DenseContractTest, PackedCopiesIntoTheWorkspaceRunsTheAlignedKernelAndCop
   args.c = DeviceSpan::Unchecked(DevicePtr(c_.address() + 2));
   const uint64_t a_bytes = 300ull * 8200 * 2, b_bytes = 4100ull * 8200 * 2;
   const uint64_t b_at = AlignUp(a_bytes, 256), c_at = b_at + AlignUp(b_bytes, 256);
-  EXPECT_EQ(dense_->WorkspaceBytes(Variant::kPacked, args), c_at + 300ull * 4100 * 2);
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(args), c_at + 300ull * 4100 * 2);
-  auto workspace = gpu_.Alloc(dense_->GemmWorkspaceBytes(args));  // the copies' tensor maps
+  const uint64_t ws_bytes = dense_->WorkspaceBytes(Variant::kPacked, args);
+  EXPECT_EQ(ws_bytes, c_at + 300ull * 4100 * 2);
+  auto workspace = gpu_.Alloc(ws_bytes);  // the copies' tensor maps
   ASSERT_TRUE(workspace.ok());
   const DevicePtr ws = *workspace;
-  args.workspace = DeviceSpan(ws, dense_->GemmWorkspaceBytes(args));
-  auto plan = dense_->Plan(args);
+  args.workspace = DeviceSpan(ws, ws_bytes);
+  auto plan = dense_->Plan(Variant::kPacked, args);  // the dispatcher's pick above M = 512
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->variant, Variant::kPacked);
   EXPECT_EQ(plan->workspace_bytes, c_at + 300ull * 4100 * 2);
@@ -466,7 +479,7 @@ TEST_F(DenseContractTest, PackedCopiesIntoTheWorkspaceRunsTheAlignedKernelAndCop
           Launch(KernelNamed("dense_pack_rows_bf16"), GridIs(300, 1, 1), ArgPtrAt(0, ws_c),
                  ArgPtrAt(1, DevicePtr(c_.address() + 2)), ArgU32At(2, 300), ArgU32At(3, 4100),
                  ArgU32At(4, 4100), ArgU32At(5, 4100))));
-  args.workspace = DeviceSpan(ws, dense_->GemmWorkspaceBytes(args) - 1);
+  args.workspace = DeviceSpan(ws, ws_bytes - 1);
   absl::Status s = dense_->Run(Variant::kPacked, args);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("workspace"));
@@ -479,11 +492,11 @@ TEST_F(DenseContractTest, ShiftedGemvCopiesAIntoTheWorkspaceThenReadsTheCopies) 
   GemmArgs args = Args(40, 1001, 4099);
   const uint64_t ws_bytes = 8ull * 40 * 4128 * 2;
   EXPECT_EQ(dense_->WorkspaceBytes(Variant::kGemvM64Shifted, args), ws_bytes);
-  EXPECT_EQ(dense_->GemmWorkspaceBytes(args), ws_bytes);
+  EXPECT_EQ(dense_->GemmWorkspaceBytes(args), ws_bytes) << "the _classes tiles' copies: the same";
   auto workspace = gpu_.Alloc(ws_bytes);
   ASSERT_TRUE(workspace.ok());
   args.workspace = DeviceSpan(*workspace, ws_bytes);
-  auto plan = dense_->Plan(args);
+  auto plan = dense_->Plan(Variant::kGemvM64Shifted, args);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->variant, Variant::kGemvM64Shifted);
   EXPECT_EQ(plan->workspace_bytes, ws_bytes);
@@ -510,6 +523,96 @@ TEST_F(DenseContractTest, ShiftedGemvCopiesAIntoTheWorkspaceThenReadsTheCopies) 
   args.m = 65;
   EXPECT_THAT(dense_->CanImplement(Variant::kGemvM64Shifted, args).message(),
               HasSubstr("m=65 exceeds the kernel's 64 rows"));
+}
+
+// A B at byte 0x1000 + 6 (three elements past a 16-byte boundary) with rows 4099 apart: class r
+// starts at element 3 + 4099 r from 0x1000, its map at the 16-byte block holding it.
+TEST(DenseRowClassTest, ClassesStartAtTheSixteenByteBlockOfTheirFirstRow) {
+  constexpr uint64_t b = 0x1000 + 6;
+  const auto classes = RowClassesOf(b, 4099, 20);
+  EXPECT_EQ(classes[0], (RowClass{.address = 0x1000, .shift = 3, .rows = 3, .stride_bytes = 65584}));
+  // 4102 = 8 x 512 + 6; 16399 = 8 x 2049 + 7.
+  EXPECT_EQ(classes[1], (RowClass{.address = 0x1000 + 2 * 4096, .shift = 6, .rows = 3,
+                                  .stride_bytes = 65584}));
+  EXPECT_EQ(classes[4], (RowClass{.address = 0x1000 + 2 * 16392, .shift = 7, .rows = 2,
+                                  .stride_bytes = 65584}));
+  uint32_t shifts = 0;
+  for (uint32_t r = 0; r < 8; ++r) {
+    EXPECT_EQ((3 + 4099 * r) % 8, classes[r].shift) << r;
+    EXPECT_EQ(classes[r].address % 16, 0u) << r;
+    EXPECT_EQ(classes[r].address + 2 * classes[r].shift, b + 2 * 4099 * r) << r;
+    shifts |= classes[r].shift << (3 * r);
+  }
+  EXPECT_EQ(PackShifts(classes), shifts);
+  for (uint32_t r = 0; r < 8; ++r) EXPECT_EQ(ClassTiles::ShiftOf(shifts, r), classes[r].shift);
+  // Fewer rows than classes: an empty class stands in class 0 (its columns all lie past N).
+  EXPECT_EQ(RowClassOf(b, 4099, 5, 6), RowClassOf(b, 4099, 5, 0));
+  EXPECT_EQ(RowClassOf(b, 4099, 5, 4).rows, 1u);
+}
+
+// The _classes tiles: A copied once per shift into the workspace (as the _shifted gemv), then
+// one launch over ceil(M / 64) x 8 ceil(ceil(N / 8) / 64) tiles with A's copies as one tensor
+// of 8 M rows and B's eight row classes as eight tensors, the shifts packed 3 bits a class.
+TEST_F(DenseContractTest, ClassTilesCopyAThenReadBInPlaceByRowClass) {
+  auto b = gpu_.Alloc(1001 * 4103 * 2 + 64);
+  ASSERT_TRUE(b.ok());
+  const DevicePtr b_at(b->address() + 10);  // 5 elements past a 16-byte boundary
+  GemmArgs args = Args(100, 1001, 4099);
+  args.b = DeviceSpan::Unchecked(b_at);
+  args.ldb = 4103;
+  const uint64_t ws_bytes = 8ull * 100 * 4128 * 2;
+  EXPECT_EQ(dense_->WorkspaceBytes(Variant::kWgmma64x64Classes, args), ws_bytes);
+  auto workspace = gpu_.Alloc(ws_bytes);
+  ASSERT_TRUE(workspace.ok());
+  args.workspace = DeviceSpan(*workspace, ws_bytes);
+  auto plan = dense_->Plan(Variant::kWgmma64x64Classes, args);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->workspace_bytes, ws_bytes);
+  ASSERT_TRUE(dense_->Run(*plan).ok());
+  const auto records = gpu_.launches();
+  // 2 m-blocks x 8 classes x ceil(126 / 64) = 32 tiles, one block each.
+  EXPECT_THAT(records,
+              ElementsAre(Launch(KernelNamed("dense_shift_rows_bf16"), GridIs(100, 8, 3),
+                                 ArgPtrAt(0, a_), ArgPtrAt(1, *workspace), ArgU32At(2, 100),
+                                 ArgU32At(3, 4099), ArgU32At(4, 4099), ArgU32At(5, 4128)),
+                          Launch(KernelNamed("dense_gemm_bf16_wgmma_64x64_classes"),
+                                 GridIs(32, 1, 1), BlockIs(256, 1, 1),
+                                 SharedMemIs(WgmmaTile<64, 1>::kSharedBytes), ArgCountIs(14),
+                                 ArgPtrAt(9, c_), ArgU32At(10, 100), ArgU32At(11, 1001),
+                                 ArgU32At(12, 4099))));
+  auto map_at = [&](size_t arg) {
+    TensorMapBytes bytes;
+    std::memcpy(bytes.bytes.data(), records[1].args[arg].bytes.data(), 128);
+    return DecodeHostTensorMap(bytes);
+  };
+  auto a_map = map_at(0);
+  ASSERT_TRUE(a_map.ok()) << a_map.status();
+  EXPECT_EQ(a_map->global_address, *workspace);
+  EXPECT_EQ(a_map->global_dims[0], 4128u);
+  EXPECT_EQ(a_map->global_dims[1], 800u) << "8 copies of M rows";
+  EXPECT_EQ(a_map->box_dims[1], 64u);
+  const auto classes = RowClassesOf(b_at.address(), 4103, 1001);
+  for (uint32_t r = 0; r < 8; ++r) {
+    auto map = map_at(1 + r);
+    ASSERT_TRUE(map.ok()) << map.status();
+    EXPECT_EQ(map->global_address.address(), classes[r].address) << r;
+    EXPECT_EQ(map->global_address.address() % 16, 0u) << r;
+    EXPECT_EQ(map->global_dims[0], 4099u + classes[r].shift) << r;
+    EXPECT_EQ(map->global_dims[1], r == 0 ? 126u : 125u) << r;
+    EXPECT_EQ(map->global_strides[1], 16u * 4103) << r;
+    EXPECT_EQ(map->box_dims[0], 64u);
+    EXPECT_EQ(map->box_dims[1], 64u);
+    EXPECT_EQ(map->swizzle, TensorMapSwizzle::k128B);
+  }
+  EXPECT_EQ(records[1].args[13].u32(), PackShifts(classes));
+  // Refused, naming the kernel and the workspace it needs: none or too small.
+  for (const DeviceSpan& bad : {DeviceSpan(), DeviceSpan(*workspace, ws_bytes - 1)}) {
+    args.workspace = bad;
+    const absl::Status s = dense_->Run(Variant::kWgmma64x64Classes, args);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.message(), HasSubstr("dense_gemm_bf16_wgmma_64x64_classes"));
+    EXPECT_THAT(s.message(), HasSubstr("workspace"));
+  }
 }
 
 TEST_F(DenseContractTest, WgmmaLaunchesAPersistentGridWithTensorMaps) {
@@ -732,7 +835,7 @@ TEST_F(DenseEmulationTest, ARefusedCallWritesNothing) {
 }
 
 // Operands the 16-byte kernels cannot read (an offset pointer, K or ldb not a multiple of 8)
-// run through the unaligned or shifted gemv kernels or the packed variant, computing the right
+// run through the unaligned gemv kernels, the _classes tiles or the packed variant, computing the right
 // values and writing nothing outside C: the elements before an offset C and after its end stay
 // poisoned.
 TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKernelsCorrectly) {
@@ -756,8 +859,11 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
       {70, 72, 37, 37, 0, 0, 3, Variant::kPacked,
        {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_192x64",
         "dense_pack_rows_bf16"}},
-      {70, 72, 40, 40, 0, 5, 0, Variant::kPacked,
-       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_192x64"}},
+      {600, 72, 37, 37, 0, 0, 3, Variant::kPacked,
+       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_128x96",
+        "dense_pack_rows_bf16"}},
+      {600, 72, 40, 40, 0, 5, 0, Variant::kPacked,
+       {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_128x96"}},
   };
   constexpr uint16_t kPoison = common::kBf16Poison;
   for (const Case& t : cases) {
@@ -815,6 +921,57 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
   absl::Status s = dense_->Run(Variant::kPacked, args);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("dense_pack_rows_bf16: needs a sized workspace of"));
+}
+
+// The _classes tiles, named, on ragged operands (odd K and ldb, B and C off a 16-byte boundary,
+// B's padding past K NaN so that a row head left unzeroed would show): the right values, nothing
+// written outside C.
+TEST_F(DenseEmulationTest, ClassTilesComputeRaggedProductsAndWriteOnlyC) {
+  constexpr uint16_t kPoison = common::kBf16Poison;
+  struct Case {
+    uint32_t m, n, k, ldb, b_offset, c_offset;
+  };
+  for (Variant v : {Variant::kWgmma64x64Classes, Variant::kWgmma64x128Classes,
+                    Variant::kWgmma128x128Classes}) {
+    for (const Case& t : {Case{17, 300, 45, 51, 1, 1}, Case{130, 1001, 37, 40, 3, 0},
+                          Case{5, 6, 130, 133, 7, 2}}) {
+      SCOPED_TRACE(StrCat(kVariants[v].name, " m=", t.m, " n=", t.n, " k=", t.k, " ldb=", t.ldb));
+      const std::vector<uint16_t> a = Random(size_t{t.m} * t.k);
+      std::vector<uint16_t> b = Random(size_t{t.n} * t.ldb);
+      for (uint32_t r = 0; r < t.n; ++r) {
+        for (uint32_t e = t.k; e < t.ldb; ++e) b[size_t{r} * t.ldb + e] = 0x7fc3;  // NaN
+      }
+      std::vector<uint16_t> b_host(t.b_offset, 0x7fc3);
+      b_host.insert(b_host.end(), b.begin(), b.end());
+      DeviceBuffer a_dev = Upload(a);
+      DeviceBuffer b_dev = Upload(b_host);
+      const uint64_t mn = uint64_t{t.m} * t.n;
+      DeviceBuffer c_dev =
+          Upload(std::vector<uint16_t>(t.c_offset + mn + verify::kGuardElements, kPoison));
+      GemmArgs args{.a = a_dev.span(),
+                    .b = *b_dev.span().Slice(2 * t.b_offset, 2 * b.size()),
+                    .c = *c_dev.span().Slice(2 * t.c_offset, 2 * mn),
+                    .m = t.m,
+                    .n = t.n,
+                    .k = t.k,
+                    .ldb = t.ldb};
+      auto ws = DeviceBuffer::Allocate(gpu_, dense_->WorkspaceBytes(v, args));
+      ASSERT_TRUE(ws.ok());
+      args.workspace = ws->span();
+      ASSERT_TRUE(dense_->Run(v, args).ok());
+      const std::vector<uint16_t> all = Download(c_dev);
+      for (uint32_t i = 0; i < t.c_offset; ++i) EXPECT_EQ(all[i], kPoison) << "before C, " << i;
+      const auto out = absl::MakeConstSpan(all).subspan(t.c_offset);
+      std::vector<double> value(mn), abs(mn);
+      const std::vector<uint32_t> cols = verify::AllColumns(t.n);
+      ReferenceFloat64(a, b, t.m, t.k, t.ldb, cols, absl::MakeSpan(value), absl::MakeSpan(abs));
+      verify::CheckStats stats;
+      verify::CheckWrittenAndGuard(out, mn, kPoison, stats);
+      verify::CheckTensorCoreBound(out, t.m, t.n, cols, value, abs, stats);
+      EXPECT_TRUE(stats.ok(true)) << stats.first_failure << " (" << stats.unwritten
+                                  << " unwritten, " << stats.guard_damage << " guard)";
+    }
+  }
 }
 
 TEST_F(DenseEmulationTest, GivenSplitsTheDispatcherRunsASplitKVariantOrSaysWhyNot) {

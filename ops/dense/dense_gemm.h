@@ -73,8 +73,9 @@ GemmExtents ExtentsOf(const GemmArgs& args);
 using GemmPlan = Plan<Variant>;
 
 // Whether the dispatcher sends ragged operands (M = 17..512) to the _classes wgmma tiles. Off
-// until they have run on a GPU: written and checked on the mock in session 29, when no device
-// machine could be started (bench/NOTES.md); until then they run only when named.
+// until their M range is measured: on the one H100 call of session 29 they passed `gpuops
+// check` and 64x64_classes beat packed at M = 96-128 but lost at M >= 256 (bench/NOTES.md);
+// until then they run only when named.
 inline constexpr bool kClassTilesDispatched = false;
 
 class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {

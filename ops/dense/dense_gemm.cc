@@ -588,6 +588,18 @@ absl::StatusOr<TmaRowClassArgs> DenseGemm::EncodeRowClassArgs(const VariantSpec&
   return out;
 }
 
+void DenseGemm::AddShiftedCopiesOfA(GemmPlan& plan, const VariantSpec& spec,
+                                    const GemmArgs& args) const {
+  plan.launches.push_back(shift_rows_.Launch(*gpu_, ShiftDims(args.m, args.k),
+                                             {.src = args.a.ptr(),
+                                              .dst = args.workspace.ptr(),
+                                              .rows = args.m,
+                                              .cols = args.k,
+                                              .src_ld = args.k,
+                                              .dst_ld = ShiftedRowElems(args.k)}));
+  plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
+}
+
 template <typename Args>
 absl::Status DenseGemm::AddLaunch(GemmPlan& plan, const VariantSpec& spec, const LaunchDims& dims,
                                   const Args& args) const {
@@ -618,15 +630,8 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
     case ArgShape::kLdb: {
       DevicePtr a = args.a.ptr();
       if (spec.shape == ArgShape::kShiftedA) {
-        // A's copies first (ShiftTile), then the gemv reading them in A's place.
-        plan.launches.push_back(shift_rows_.Launch(*gpu_, ShiftDims(m, k),
-                                                   {.src = a,
-                                                    .dst = args.workspace.ptr(),
-                                                    .rows = m,
-                                                    .cols = k,
-                                                    .src_ld = k,
-                                                    .dst_ld = ShiftedRowElems(k)}));
-        plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
+        // A's copies first, then the gemv reading them in A's place.
+        AddShiftedCopiesOfA(plan, spec, args);
         a = args.workspace.ptr();
       }
       GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims,
@@ -680,15 +685,8 @@ absl::StatusOr<GemmPlan> DenseGemm::PlanAccepted(Variant v, const GemmArgs& args
       return plan;
     }
     case ArgShape::kTmaRowClasses: {
-      // A's copies first (ShiftTile), then the tiles reading them through A's map.
-      plan.launches.push_back(shift_rows_.Launch(*gpu_, ShiftDims(m, k),
-                                                 {.src = args.a.ptr(),
-                                                  .dst = args.workspace.ptr(),
-                                                  .rows = m,
-                                                  .cols = k,
-                                                  .src_ld = k,
-                                                  .dst_ld = ShiftedRowElems(k)}));
-      plan.workspace_bytes = WorkspaceBytes(spec.variant, args);
+      // A's copies first, then the tiles reading them through A's map.
+      AddShiftedCopiesOfA(plan, spec, args);
       GPUOPS_ASSIGN_OR_RETURN(const TmaRowClassArgs class_args, EncodeRowClassArgs(spec, args));
       GPUOPS_RETURN_IF_ERROR(AddLaunch(plan, spec, dims, class_args));
       return plan;

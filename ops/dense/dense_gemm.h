@@ -143,6 +143,9 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   static LaunchDims TailReduceDims(const VariantSpec& spec, const TailTiles& tail);
   // The _shifted and _classes variants' workspace (eight shifted copies of A) and copy launch.
   absl::Status CanImplementShifted(const VariantSpec& spec, const GemmArgs& args) const;
+  // Appends dense_shift_rows_bf16's launch: A's eight shifted copies (ShiftTile) into the
+  // workspace, the first launch of the _shifted and _classes variants.
+  void AddShiftedCopiesOfA(GemmPlan& plan, const VariantSpec& spec, const GemmArgs& args) const;
   // The _classes variants' argument list: A's copies (in the workspace) and B's eight row
   // classes as tensor maps.
   absl::StatusOr<TmaRowClassArgs> EncodeRowClassArgs(const VariantSpec& spec,

@@ -49,12 +49,23 @@ PackedLayout LayoutPacked(const GemmArgs& args) {
   return l;
 }
 
-// The M range where the _classes wgmma tiles go first for operands the 16-byte kernels cannot
-// read: past the gemv kernels of M <= 16 and up to kClassesMaxM, above which packed (its copies
-// of A and B, then the aligned dispatcher's tiles) goes first.
+// Where the _classes wgmma tiles go first for operands the 16-byte kernels cannot read: M past
+// the gemv kernels of M <= 16 and up to kClassesMaxM, and the picked tile's grid at least
+// kClassesMinTiles tiles; else the _shifted gemv (M <= 64) and packed (its copies of A and B,
+// then the aligned dispatcher's tiles). Set from the class tiles forced against the dispatcher
+// on five ragged (N, K) at M = 17..512 (H100, bench/NOTES.md session 30): at M = 17..128 they won
+// wherever their grid held 32 tiles or more (0.99-1.75x), lost with 16 (N = 1005 at M <= 64:
+// 0.78-0.95x the shifted gemv); at M = 192..512 they lost to packed on two shapes of five
+// (11008 x 4095, 3072 x 3001: 0.53-0.95x at the best class tile) while winning on the others.
 constexpr uint32_t kClassesMinM = 17;
-constexpr uint32_t kClassesMaxM = 512;
-static_assert(kClassTilesDispatched || kClassesMinM <= kClassesMaxM);
+constexpr uint32_t kClassesMaxM = 128;
+constexpr uint64_t kClassesMinTiles = 32;
+static_assert(kClassesMinM <= kClassesMaxM);
+
+// A _classes variant's tiles: ceil(M / tile_m) m-blocks x ClassTiles::NBlocks n-blocks.
+uint64_t ClassTileCount(const VariantSpec& spec, const GemmArgs& args) {
+  return uint64_t{CeilDiv(args.m, spec.tile_m)} * ClassTiles::NBlocks(args.n, spec.tile_n);
+}
 
 // The _classes variants and their aligned twins (the same tiles, stages and k-loop).
 constexpr std::array<std::pair<Variant, Variant>, 3> kClassTwins = {{
@@ -370,8 +381,7 @@ LaunchDims DenseGemm::Dims(const VariantSpec& spec, const GemmArgs& args) const 
                      SmCount()),
             1, 1};
   } else if (spec.shape == ArgShape::kTmaRowClasses) {
-    grid = PersistentGrid(
-        uint64_t{CeilDiv(args.m, spec.tile_m)} * ClassTiles::NBlocks(args.n, spec.tile_n), device);
+    grid = PersistentGrid(ClassTileCount(spec, args), device);
   } else if (spec.order == GridOrder::kPersistent) {
     grid = PersistentGrid(TileCount(spec, args.m, args.n) * splits, device);
   } else if (spec.extra.row_classes) {
@@ -509,7 +519,10 @@ absl::InlinedVector<Variant, 10> DenseGemm::AnyAlignmentOrder(const GemmArgs& ar
   absl::InlinedVector<Variant, 10> order = {Variant::kGemvM8Unaligned,
                                             Variant::kGemvM16Unaligned};
   if (kClassTilesDispatched && args.m >= kClassesMinM && args.m <= kClassesMaxM) {
-    if (const std::optional<Variant> v = FastestClassTiles(args)) order.push_back(*v);
+    const std::optional<Variant> v = FastestClassTiles(args);
+    if (v.has_value() && ClassTileCount(kVariants[*v], args) >= kClassesMinTiles) {
+      order.push_back(*v);
+    }
   }
   for (Variant v : {Variant::kGemvM32Shifted, Variant::kGemvM32Unaligned,
                     Variant::kGemvM64Shifted, Variant::kPacked, Variant::kScalar}) {

@@ -72,11 +72,11 @@ GemmExtents ExtentsOf(const GemmArgs& args);
 
 using GemmPlan = Plan<Variant>;
 
-// Whether the dispatcher sends ragged operands (M = 17..512) to the _classes wgmma tiles. Off
-// until their M range is measured: on the one H100 call of session 29 they passed `gpuops
-// check` and 64x64_classes beat packed at M = 96-128 but lost at M >= 256 (bench/NOTES.md);
-// until then they run only when named.
-inline constexpr bool kClassTilesDispatched = false;
+// Whether the dispatcher sends ragged operands to the _classes wgmma tiles (M = 17..128 where the
+// picked tile's grid holds 32 tiles or more; dense_gemm.cc, kClassesMaxM). On since session 30,
+// whose H100 run set that range (bench/NOTES.md); false sends them to the _shifted gemv and
+// packed only, as before.
+inline constexpr bool kClassTilesDispatched = true;
 
 class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
  public:
@@ -115,8 +115,8 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   //   splitk.
   //   Operands the 16-byte kernels cannot read (A, B or C not 16-byte aligned, K or ldb not a
   //   multiple of 8): AnyAlignmentOrder (dense_gemm.cc): gemv_m8 / _m16_unaligned for M <= 16,
-  //   the _classes wgmma tiles (B read in place by row class) for M up to kClassesMaxM where
-  //   kClassTilesDispatched, then the _shifted gemv and packed (each given GemmWorkspaceBytes()
+  //   the _classes wgmma tiles (B read in place by row class) for M = 17..128 where their grid
+  //   holds 32 tiles or more, then the _shifted gemv and packed (each given GemmWorkspaceBytes()
   //   of workspace), scalar when none can run.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 

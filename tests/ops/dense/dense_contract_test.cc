@@ -416,26 +416,39 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
       << "any K and N, no workspace";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(32, 4096, 100)), 8u * 32 * 128 * 2)
       << "M = 17..64: 8 shifted copies of A, rows of K + 7 rounded up to 32";
-  // M = 17..512 given the workspace: the _classes tile whose aligned twin the time model
-  // predicts fastest on the columns and k-blocks the class tiles cover; packed above.
-  for (uint32_t m : {17u, 32u, 33u, 64u, 65u, 512u, 513u}) {
+  // M = 17..128 given the workspace: the _classes tile whose aligned twin the time model
+  // predicts fastest on the columns and k-blocks the class tiles cover, where its grid holds 32
+  // tiles or more (N = 4096 at 64 x 64: 64 n-blocks a 64-row m-block); else the _shifted gemv up
+  // to M = 64 and packed.
+  for (uint32_t m : {16u, 17u, 32u, 33u, 64u, 65u, 128u, 129u, 512u}) {
     GemmArgs ragged = Args(m, 4096, 100);
     ragged.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(ragged));
-    const Variant want = !kClassTilesDispatched ? (m <= 32   ? Variant::kGemvM32Shifted
-                                                   : m <= 64 ? Variant::kGemvM64Shifted
-                                                             : Variant::kPacked)
-                         : m > 512   ? Variant::kPacked
-                         : m == 512 ? Variant::kWgmma128x128Classes
-                                    : Variant::kWgmma64x64Classes;
+    const Variant want = m <= 16    ? Variant::kGemvM16Unaligned
+                         : !kClassTilesDispatched || m > 128
+                             ? (m <= 32 ? Variant::kGemvM32Shifted
+                                : m <= 64 ? Variant::kGemvM64Shifted
+                                          : Variant::kPacked)
+                             : Variant::kWgmma64x64Classes;
     EXPECT_EQ(*dense_->Pick(ragged), want) << "m=" << m << " given GemmWorkspaceBytes";
     EXPECT_EQ(ragged.workspace.bytes(), dense_->WorkspaceBytes(want, ragged)) << "m=" << m;
   }
+  // Too few class tiles to fill the GPU: N = 1005 makes 16 n-blocks of 64 x 64 class tiles, one
+  // m-block up to M = 64 (the shifted gemv instead), two at M = 65..128.
+  for (uint32_t m : {24u, 64u, 96u, 128u}) {
+    GemmArgs narrow = Args(m, 1005, 2053);
+    narrow.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(narrow));
+    const Variant want = kClassTilesDispatched && m > 64 ? Variant::kWgmma64x64Classes
+                         : m <= 32                      ? Variant::kGemvM32Shifted
+                         : m <= 64                      ? Variant::kGemvM64Shifted
+                                                        : Variant::kPacked;
+    EXPECT_EQ(*dense_->Pick(narrow), want) << "m=" << m << " n=1005";
+  }
   // Wide problems take the wider class tiles where their twins are predicted faster.
-  GemmArgs wide = Args(512, 14336, 4103);
+  GemmArgs wide = Args(128, 14336, 4103);
   wide.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(wide));
   EXPECT_EQ(*dense_->Pick(wide),
             kClassTilesDispatched ? Variant::kWgmma128x128Classes : Variant::kPacked)
-      << "128 x 128 twin on 512 x 14336 x 4160: 4 x 112 tiles";
+      << "128 x 128 twin on 128 x 14336 x 4160: 1 x 112 tiles";
   EXPECT_EQ(*dense_->Pick(Args(33, 4096, 100)), Variant::kScalar) << "M > 32, no workspace";
   auto none = dense_->Pick(Args(0, 64, 64));
   EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -846,7 +859,7 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
     std::vector<std::string> kernels;
     bool give_workspace = true;  // GemmWorkspaceBytes of it
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {5, 40, 37, 37, 1, 1, 1, Variant::kGemvM8Unaligned, {"dense_gemv_bf16_m8_unaligned"}},
       {12, 40, 64, 64, 1, 0, 0, Variant::kGemvM16Unaligned, {"dense_gemv_bf16_m16_unaligned"}},
       {3, 24, 64, 67, 0, 0, 0, Variant::kGemvM8Unaligned, {"dense_gemv_bf16_m8_unaligned"}},
@@ -865,6 +878,11 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
       {600, 72, 40, 40, 0, 5, 0, Variant::kPacked,
        {"dense_pack_rows_bf16", "dense_pack_rows_bf16", "dense_gemm_bf16_wgmma_128x96"}},
   };
+  if (kClassTilesDispatched) {
+    // 2 m-blocks x 32 n-blocks of 64 x 64 class tiles: enough to take the class tiles.
+    cases.push_back({70, 2048, 37, 37, 1, 3, 1, Variant::kWgmma64x64Classes,
+                     {"dense_shift_rows_bf16", "dense_gemm_bf16_wgmma_64x64_classes"}});
+  }
   constexpr uint16_t kPoison = common::kBf16Poison;
   for (const Case& t : cases) {
     SCOPED_TRACE(StrCat("m=", t.m, " n=", t.n, " k=", t.k, " ldb=", t.ldb, " offsets ",

@@ -53,10 +53,10 @@ PackedLayout LayoutPacked(const GemmArgs& args) {
 // the gemv kernels of M <= 16 and up to kClassesMaxM, and the picked tile's grid at least
 // kClassesMinTiles tiles; else the _shifted gemv (M <= 64) and packed (its copies of A and B,
 // then the aligned dispatcher's tiles). Set from the class tiles forced against the dispatcher
-// on five ragged (N, K) at M = 17..512 (H100, bench/NOTES.md session 30): at M = 17..128 they won
-// wherever their grid held 32 tiles or more (0.99-1.75x), lost with 16 (N = 1005 at M <= 64:
-// 0.78-0.95x the shifted gemv); at M = 192..512 they lost to packed on two shapes of five
-// (11008 x 4095, 3072 x 3001: 0.53-0.95x at the best class tile) while winning on the others.
+// on five ragged (N, K) at M = 17..512 (H100, bench/NOTES.md session 30): at M = 17..128 they ran
+// 0.99-1.92x the old pick wherever their grid held 32 tiles or more, 0.78-0.95x the shifted gemv
+// with 16 (N = 1005 at M <= 64); at M = 192..512 the best class tile ran 0.63-1.04x packed on
+// 11008 x 4095 and 3072 x 3001 (0.91-0.94x on 1005 x 2053), 0.89-1.34x on the other two.
 constexpr uint32_t kClassesMinM = 17;
 constexpr uint32_t kClassesMaxM = 128;
 constexpr uint64_t kClassesMinTiles = 32;
@@ -550,15 +550,9 @@ absl::StatusOr<DenseGemm::TmaMaps> DenseGemm::EncodeTmaMaps(const VariantSpec& s
   // Row-major [rows, K] operands as TMA sees them: dims (K, rows), box (kK, tile rows),
   // 128-byte swizzle (kK BF16 = 128 bytes).
   auto map = [&](DevicePtr base, uint32_t rows, uint32_t stride, uint32_t box_rows) {
-    TensorMapDesc d;
-    d.data_type = TensorMapDataType::kBF16;
-    d.rank = 2;
-    d.global_address = base;
-    d.global_dims = {args.k, rows};
-    d.global_strides = {0, uint64_t{stride} * 2};
-    d.box_dims = {WgmmaTile<256>::kK, box_rows};
-    d.swizzle = TensorMapSwizzle::k128B;
-    return gpu_->EncodeTensorMap(d);
+    return gpu_->EncodeTensorMap(RowMajorSwizzled128(TensorMapDataType::kBF16, base, args.k, rows,
+                                                     uint64_t{stride} * 2, WgmmaTile<256>::kK,
+                                                     box_rows));
   };
   TmaMaps maps;
   GPUOPS_ASSIGN_OR_RETURN(maps.a, map(args.a.ptr(), args.m, args.k, ABoxRows(spec.tile_m, args.m)));
@@ -571,18 +565,11 @@ absl::StatusOr<TmaRowClassArgs> DenseGemm::EncodeRowClassArgs(const VariantSpec&
   // Row-major operands as TMA sees them: dims (columns, rows), box (kK, tile rows), 128-byte
   // swizzle (kK BF16 = 128 bytes). A: the workspace's eight copies of A as one tensor of 8 M rows
   // (copy L's rows at L M); B: one tensor a row class (dense_row_class_maps.h).
-  constexpr uint32_t kK = WgmmaTile<128>::kK;
   auto map = [&](uint64_t address, uint32_t cols, uint32_t rows, uint64_t stride_bytes,
                  uint32_t box_rows) {
-    TensorMapDesc d;
-    d.data_type = TensorMapDataType::kBF16;
-    d.rank = 2;
-    d.global_address = DevicePtr(address);
-    d.global_dims = {cols, rows};
-    d.global_strides = {0, stride_bytes};
-    d.box_dims = {kK, box_rows};
-    d.swizzle = TensorMapSwizzle::k128B;
-    return gpu_->EncodeTensorMap(d);
+    return gpu_->EncodeTensorMap(RowMajorSwizzled128(TensorMapDataType::kBF16, DevicePtr(address),
+                                                     cols, rows, stride_bytes,
+                                                     WgmmaTile<128>::kK, box_rows));
   };
   TmaRowClassArgs out{.c = args.c.ptr(), .m = args.m, .n = args.n, .k = args.k};
   const uint32_t a_ld = ShiftedRowElems(args.k);

@@ -178,15 +178,9 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   if (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kWgmma ||
       spec.shape == ArgShape::kStreamK) {
     // [N, K] bytes as TMA sees them: dims (K, N), box (128 k, one tile's rows), 128-byte swizzle.
-    TensorMapDesc d;
-    d.data_type = TensorMapDataType::kU8;
-    d.rank = 2;
-    d.global_address = args.w.weight.ptr();
-    d.global_dims = {args.w.k, args.w.n};
-    d.global_strides = {0, args.w.k};
-    d.box_dims = {kBlock, spec.tile_n};
-    d.swizzle = TensorMapSwizzle::k128B;
-    GPUOPS_ASSIGN_OR_RETURN(weight_map, gpu_->EncodeTensorMap(d));
+    GPUOPS_ASSIGN_OR_RETURN(weight_map, gpu_->EncodeTensorMap(RowMajorSwizzled128(
+                                            TensorMapDataType::kU8, args.w.weight.ptr(), args.w.k,
+                                            args.w.n, args.w.k, kBlock, spec.tile_n)));
   }
   // One launch per max_m rows (a single one unless the variant runs slabs).
   for (uint32_t row0 = 0; row0 < args.m; row0 += spec.max_m) {
@@ -206,15 +200,11 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
         // This launch's [m, k] BF16 rows lda apart as TMA sees them: dims (k, m), box (64 k:
         // one 128-byte swizzle span, its m rows up to the kernel's M tile: a box reaching past m
         // would be zero-filled, which costs the TMA unit time), 128-byte swizzle.
-        TensorMapDesc d;
-        d.data_type = TensorMapDataType::kBF16;
-        d.rank = 2;
-        d.global_address = list.input;
-        d.global_dims = {args.w.k, list.m};
-        d.global_strides = {0, uint64_t{lda} * 2};
-        d.box_dims = {64, std::min(spec.tile_m, list.m)};
-        d.swizzle = TensorMapSwizzle::k128B;
-        GPUOPS_ASSIGN_OR_RETURN(tma.input_map, gpu_->EncodeTensorMap(d));
+        GPUOPS_ASSIGN_OR_RETURN(
+            tma.input_map,
+            gpu_->EncodeTensorMap(RowMajorSwizzled128(TensorMapDataType::kBF16, list.input,
+                                                      args.w.k, list.m, uint64_t{lda} * 2, 64,
+                                                      std::min(spec.tile_m, list.m))));
       }
       tma.weight_map = *weight_map;
       tma.input = list.input;

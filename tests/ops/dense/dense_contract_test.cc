@@ -748,6 +748,25 @@ class DenseEmulationTest : public ::testing::Test {
   std::vector<uint16_t> Download(const DeviceBuffer& b) {
     return ::gpuops::testing::DownloadVector<uint16_t>(b);
   }
+  // C (c_offset poisoned elements, then M x N, then a poisoned guard) holds A B^T within the
+  // tensor-core bound, every element written, nothing before or after it touched.
+  void ExpectProductInCOnly(const DeviceBuffer& c_dev, uint32_t c_offset,
+                            const std::vector<uint16_t>& a, const std::vector<uint16_t>& b,
+                            uint32_t m, uint32_t n, uint32_t k, uint32_t ldb) {
+    constexpr uint16_t kPoison = common::kBf16Poison;
+    const uint64_t mn = uint64_t{m} * n;
+    const std::vector<uint16_t> all = Download(c_dev);
+    for (uint32_t i = 0; i < c_offset; ++i) EXPECT_EQ(all[i], kPoison) << "before C, " << i;
+    const auto out = absl::MakeConstSpan(all).subspan(c_offset);
+    std::vector<double> value(mn), abs(mn);
+    const std::vector<uint32_t> cols = verify::AllColumns(n);
+    ReferenceFloat64(a, b, m, k, ldb, cols, absl::MakeSpan(value), absl::MakeSpan(abs));
+    verify::CheckStats stats;
+    verify::CheckWrittenAndGuard(out, mn, kPoison, stats);
+    verify::CheckTensorCoreBound(out, m, n, cols, value, abs, stats);
+    EXPECT_TRUE(stats.ok(true)) << stats.first_failure << " (" << stats.unwritten
+                                << " unwritten, " << stats.guard_damage << " guard)";
+  }
   mock::RecordingBackend gpu_;
   std::optional<DenseGemm> dense_;
 };
@@ -918,17 +937,7 @@ TEST_F(DenseEmulationTest, OperandsTheSixteenByteKernelsCannotReadRunAlignedKern
     for (const auto& l : gpu_.launches()) launched.push_back(l.kernel);
     EXPECT_EQ(launched, t.kernels);
 
-    const std::vector<uint16_t> all = Download(c_dev);
-    for (uint32_t i = 0; i < t.c_offset; ++i) EXPECT_EQ(all[i], kPoison) << "before C, " << i;
-    const auto out = absl::MakeConstSpan(all).subspan(t.c_offset);
-    std::vector<double> value(mn), abs(mn);
-    const std::vector<uint32_t> cols = verify::AllColumns(t.n);
-    ReferenceFloat64(a, b, t.m, t.k, t.ldb, cols, absl::MakeSpan(value), absl::MakeSpan(abs));
-    verify::CheckStats stats;
-    verify::CheckWrittenAndGuard(out, mn, kPoison, stats);
-    verify::CheckTensorCoreBound(out, t.m, t.n, cols, value, abs, stats);
-    EXPECT_TRUE(stats.ok(true)) << stats.first_failure << " (" << stats.unwritten
-                                << " unwritten, " << stats.guard_damage << " guard)";
+    ExpectProductInCOnly(c_dev, t.c_offset, a, b, t.m, t.n, t.k, t.ldb);
   }
   // Without the workspace the packed variant needs, M > 16 falls back to the scalar kernel.
   DeviceBuffer a = Upload(Random(40 * 37));
@@ -977,17 +986,7 @@ TEST_F(DenseEmulationTest, ClassTilesComputeRaggedProductsAndWriteOnlyC) {
       ASSERT_TRUE(ws.ok());
       args.workspace = ws->span();
       ASSERT_TRUE(dense_->Run(v, args).ok());
-      const std::vector<uint16_t> all = Download(c_dev);
-      for (uint32_t i = 0; i < t.c_offset; ++i) EXPECT_EQ(all[i], kPoison) << "before C, " << i;
-      const auto out = absl::MakeConstSpan(all).subspan(t.c_offset);
-      std::vector<double> value(mn), abs(mn);
-      const std::vector<uint32_t> cols = verify::AllColumns(t.n);
-      ReferenceFloat64(a, b, t.m, t.k, t.ldb, cols, absl::MakeSpan(value), absl::MakeSpan(abs));
-      verify::CheckStats stats;
-      verify::CheckWrittenAndGuard(out, mn, kPoison, stats);
-      verify::CheckTensorCoreBound(out, t.m, t.n, cols, value, abs, stats);
-      EXPECT_TRUE(stats.ok(true)) << stats.first_failure << " (" << stats.unwritten
-                                  << " unwritten, " << stats.guard_damage << " guard)";
+      ExpectProductInCOnly(c_dev, t.c_offset, a, b, t.m, t.n, t.k, t.ldb);
     }
   }
 }

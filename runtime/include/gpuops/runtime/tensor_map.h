@@ -33,6 +33,22 @@ struct TensorMapDesc {
   TensorMapSwizzle swizzle = TensorMapSwizzle::kNone;
 };
 
+// A row-major 2-D tensor (`rows` rows of `cols` elements, `row_stride_bytes` apart) read in
+// box_cols x box_rows boxes with the 128-byte swizzle: how the wgmma kernels load their operands.
+inline TensorMapDesc RowMajorSwizzled128(TensorMapDataType type, DevicePtr base, uint64_t cols,
+                                         uint64_t rows, uint64_t row_stride_bytes,
+                                         uint32_t box_cols, uint32_t box_rows) {
+  TensorMapDesc d;
+  d.data_type = type;
+  d.rank = 2;
+  d.global_address = base;
+  d.global_dims = {cols, rows};
+  d.global_strides = {0, row_stride_bytes};
+  d.box_dims = {box_cols, box_rows};
+  d.swizzle = TensorMapSwizzle::k128B;
+  return d;
+}
+
 // The encoded descriptor: 128 bytes, 64-byte aligned, as CUDA's CUtensorMap.
 struct alignas(64) TensorMapBytes {
   std::array<std::byte, 128> bytes{};

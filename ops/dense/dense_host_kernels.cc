@@ -611,13 +611,13 @@ absl::Status WgmmaClasses(const HostLaunch& l, HostMemory& mem) {
     for (uint64_t u = block; u < tiles; u += grid) {
       const TileCoord coord = PersistentTileCoords(static_cast<uint32_t>(u), num_m, num_n,
                                                    T::kGroupM);
-      const uint64_t shift =
-          ClassTiles::ShiftOf(args.b_shifts, coord.n_block % ClassTiles::kClasses);
+      const ClassTiles::Block block = ClassTiles::BlockOf(coord.n_block, n, T::kN);
+      const uint64_t shift = ClassTiles::ShiftOf(args.b_shifts, block.cls);
       const uint32_t row0 = coord.m_block * T::kM;
       const uint32_t first = TileFirstRow(coord.m_block, T::kM, m);
       const uint32_t rows = std::min(T::kM, m - first);
       for (uint32_t j = 0; j < T::kN; ++j) {
-        const uint64_t col = ClassTiles::Column(coord.n_block, T::kN, j);
+        const uint64_t col = ClassTiles::Column(block, T::kN, j);
         if (col >= n) continue;
         const uint16_t* w = &b[col * ldb];
         for (uint32_t r = 0; r < rows; ++r) {

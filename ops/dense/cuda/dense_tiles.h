@@ -204,26 +204,42 @@ struct WgmmaTile {
 // `shift` of A (dense_shift_rows_bf16: A shifted `shift` elements right, zero around it), so
 // each product still pairs equal k. The columns before `shift` of a tile's first k-block hold
 // the 16-byte block's bytes before the row; the consumers zero them in shared memory before the
-// first wgmma. n-block b is class b % 8, class tile b / 8: C columns r + 8 (kN (b / 8) + j).
+// first wgmma. The n-blocks go class by class (class-major): n-block b is tile b % P of class
+// b / P, P = BlocksPerClass, and covers C columns r + 8 (kN t + j). Tiles that run at the same time
+// then share one or two classes, so one or two of A's eight copies (8 M K 2 bytes in all) stay in
+// L2; with the classes interleaved (b % 8) every wave read all eight, and at M = 512, K = 4095 the
+// 128x128 tiles read 2.4x B's bytes from DRAM (ncu, bench/NOTES.md session 31).
 struct ClassTiles {
   static constexpr uint32_t kClasses = GemvTile::kRowClasses;
   // A tile's k-blocks: its class's rows span K + shift columns of the class tensor.
   GPUOPS_HOST_DEVICE static constexpr uint32_t KBlocks(uint32_t k, uint32_t shift, uint32_t kk) {
     return static_cast<uint32_t>((uint64_t{k} + shift + kk - 1) / kk);
   }
-  // n-blocks: ceil(ceil(N / 8) / tile_n) tiles for each of the 8 classes.
-  GPUOPS_HOST_DEVICE static constexpr uint32_t NBlocks(uint32_t n, uint32_t tile_n) {
+  // Tiles of one class: ceil(ceil(N / 8) / tile_n).
+  GPUOPS_HOST_DEVICE static constexpr uint32_t BlocksPerClass(uint32_t n, uint32_t tile_n) {
     const uint64_t class_rows = (uint64_t{n} + kClasses - 1) / kClasses;
-    return static_cast<uint32_t>((class_rows + tile_n - 1) / tile_n * kClasses);
+    return static_cast<uint32_t>((class_rows + tile_n - 1) / tile_n);
+  }
+  // n-blocks: BlocksPerClass tiles for each of the 8 classes.
+  GPUOPS_HOST_DEVICE static constexpr uint32_t NBlocks(uint32_t n, uint32_t tile_n) {
+    return BlocksPerClass(n, tile_n) * kClasses;
   }
   // The class's shift from the kernel's packed argument (3 bits a class).
   GPUOPS_HOST_DEVICE static constexpr uint32_t ShiftOf(uint32_t shifts, uint32_t cls) {
     return (shifts >> (3 * cls)) & 7u;
   }
-  // C's column of tile column j of n-block b.
-  GPUOPS_HOST_DEVICE static constexpr uint64_t Column(uint32_t n_block, uint32_t tile_n,
-                                                      uint32_t j) {
-    return n_block % kClasses + uint64_t{kClasses} * (uint64_t{n_block / kClasses} * tile_n + j);
+  // An n-block's class and its tile within the class (its B box starts at class row kN tile).
+  struct Block {
+    uint32_t cls;
+    uint32_t tile;
+  };
+  GPUOPS_HOST_DEVICE static constexpr Block BlockOf(uint32_t n_block, uint32_t n, uint32_t tile_n) {
+    const uint32_t per_class = BlocksPerClass(n, tile_n);
+    return {n_block / per_class, n_block % per_class};
+  }
+  // C's column of tile column j of `block`.
+  GPUOPS_HOST_DEVICE static constexpr uint64_t Column(Block block, uint32_t tile_n, uint32_t j) {
+    return block.cls + uint64_t{kClasses} * (uint64_t{block.tile} * tile_n + j);
   }
 };
 

@@ -188,11 +188,12 @@ __device__ __forceinline__ void ZeroRowHeads(uint8_t* b_stage, uint32_t head) {
 }
 
 // StoreFragment for a _classes tile (ClassTiles): tile column j is C column
-// ClassTiles::Column(n_block, kTileN, j), eight apart, so each value is stored alone.
+// ClassTiles::Column(block, kTileN, j), eight apart, so each value is stored alone.
 template <uint32_t kTileN>
 __device__ __forceinline__ void StoreFragmentByClass(const float (&acc)[kTileN / 2],
                                                      bf16* __restrict__ c, uint32_t row_base,
-                                                     uint32_t tile_col, uint32_t n_block,
+                                                     uint32_t tile_col,
+                                                     gpuops::ops::dense::ClassTiles::Block block,
                                                      uint32_t m, uint32_t n, uint32_t row_from) {
   using gpuops::ops::dense::ClassTiles;
 #pragma unroll
@@ -204,7 +205,7 @@ __device__ __forceinline__ void StoreFragmentByClass(const float (&acc)[kTileN /
     for (uint32_t j = 0; j < kTileN / 8; ++j) {
 #pragma unroll
       for (uint32_t e = 0; e < 2; ++e) {
-        const uint64_t col = ClassTiles::Column(n_block, kTileN, tile_col + 8 * j + e);
+        const uint64_t col = ClassTiles::Column(block, kTileN, tile_col + 8 * j + e);
         if (col < n) StoreOne(out_row + col, acc[4 * j + 2 * h + e]);
       }
     }
@@ -378,11 +379,11 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
         const CUtensorMap* b_tile_map = b_map;
         uint32_t end = unit.range.end;
         if constexpr (kClasses) {
-          const uint32_t cls = coord.n_block % ClassTiles::kClasses;
-          const uint32_t shift = ClassTiles::ShiftOf(classes->shifts, cls);
+          const ClassTiles::Block block = ClassTiles::BlockOf(coord.n_block, n, T::kN);
+          const uint32_t shift = ClassTiles::ShiftOf(classes->shifts, block.cls);
           a_row += shift * m;
-          b_row = coord.n_block / ClassTiles::kClasses * T::kN;
-          b_tile_map = classes->b[cls];
+          b_row = block.tile * T::kN;
+          b_tile_map = classes->b[block.cls];
           end = ClassTiles::KBlocks(k, shift, T::kK);
         }
         for (uint32_t kb = unit.range.begin; kb < end; ++kb) {
@@ -452,8 +453,10 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
         gpuops::ops::dense::PersistentTileCoords(unit.tile, num_m, num_n, T::kGroupM);
     uint32_t end = unit.range.end;
     uint32_t head = 0;
+    ClassTiles::Block block{};
     if constexpr (kClasses) {
-      head = ClassTiles::ShiftOf(classes->shifts, coord.n_block % ClassTiles::kClasses);
+      block = ClassTiles::BlockOf(coord.n_block, n, T::kN);
+      head = ClassTiles::ShiftOf(classes->shifts, block.cls);
       end = ClassTiles::KBlocks(k, head, T::kK);
     }
     const uint32_t last = ConsumeKBlocks<T, kTileN, 1, kClasses>(
@@ -466,7 +469,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
     const uint32_t row_from = coord.m_block * T::kM;  // the rows below are the m-block before's
     if constexpr (kClasses) {
       StoreFragmentByClass<kTileN>(acc, c, first_row + consumer * 64 + warp * 16 + lane / 4,
-                                   2 * (lane % 4), coord.n_block, m, n, row_from);
+                                   2 * (lane % 4), block, m, n, row_from);
       continue;
     }
     if (unit.partial || n % 8 != 0) {

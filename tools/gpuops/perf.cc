@@ -1,7 +1,8 @@
 // gpuops perf: ops (each family's dispatcher, or named ops) against cuBLASLt on the same shapes in
 // the same process. Each sample times --batch back-to-back launches between two CUDA events (1,
 // the default, is the anchors' method; more hides each launch's latency behind the one before,
-// as in an inference step), the weight rotated among enough copies to exceed 3x the L2. Our
+// as in an inference step), the weight rotated among enough copies to exceed 3x the L2 (one
+// call counter across ours and cuBLAS's calls, so neither reads the copy the other just read). Our
 // samples and cuBLAS's alternate (ours, cuBLAS, ours, ...) so that clocks, power and the L2 treat
 // both alike; each timing is the median of its samples after warm-up, per launch, with how far
 // the median moved between the first and second half of the samples. The read roof (a read-only
@@ -33,12 +34,11 @@
 #include "ops/testkit/cuda/testkit_layout.h"
 #include "ops/testkit/testkit.h"
 #include "perf_report.h"
+#include "perf_timing.h"
 #include "sweep_shapes.h"
 
 namespace gpuops::tools {
 namespace {
-
-constexpr int kWarmup = 5;
 
 // One row to measure: an op of a family ("" for its dispatcher) on one problem.
 struct Job {
@@ -111,57 +111,6 @@ std::vector<std::pair<const ops::Family*, std::string>> OpsFor(const PerfOptions
       }
     }
   }
-  return out;
-}
-
-double Median(std::vector<float> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-// A timing: the median milliseconds per call, and how far the median of the first half of the
-// samples lies from the second half's, relative to the median.
-struct Timing {
-  double ms = NAN;
-  double spread = NAN;
-};
-
-Timing Summarize(const std::vector<float>& samples) {
-  const size_t half = samples.size() / 2;
-  Timing t;
-  t.ms = Median(samples);
-  const double first = Median({samples.begin(), samples.begin() + static_cast<ptrdiff_t>(half)});
-  const double second = Median({samples.begin() + static_cast<ptrdiff_t>(half), samples.end()});
-  t.spread = t.ms > 0 ? std::fabs(first - second) / t.ms : NAN;
-  return t;
-}
-
-// Times each of `fns` (fn(i) makes the i-th call) over `samples` event-timed samples of `batch`
-// back-to-back calls each, the functions' samples interleaved (fns[0], fns[1], fns[0], ...),
-// after kWarmup untimed calls of each. Per call.
-absl::StatusOr<std::vector<Timing>> TimeInterleaved(
-    GpuBackend& gpu, int samples, int batch,
-    const std::vector<std::function<absl::Status(int)>>& fns) {
-  GPUOPS_ASSIGN_OR_RETURN(OwnedEvent start, MakeEvent(gpu));
-  GPUOPS_ASSIGN_OR_RETURN(OwnedEvent end, MakeEvent(gpu));
-  std::vector<int> calls(fns.size(), 0);
-  for (size_t f = 0; f < fns.size(); ++f) {
-    for (; calls[f] < kWarmup; ++calls[f]) GPUOPS_RETURN_IF_ERROR(fns[f](calls[f]));
-  }
-  GPUOPS_RETURN_IF_ERROR(gpu.Synchronize());
-  std::vector<std::vector<float>> ms(fns.size());
-  for (int i = 0; i < samples; ++i) {
-    for (size_t f = 0; f < fns.size(); ++f) {
-      GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(start.get()));
-      for (int j = 0; j < batch; ++j) GPUOPS_RETURN_IF_ERROR(fns[f](calls[f]++));
-      GPUOPS_RETURN_IF_ERROR(gpu.RecordEvent(end.get()));
-      GPUOPS_ASSIGN_OR_RETURN(float t, gpu.ElapsedMs(start.get(), end.get()));
-      ms[f].push_back(t / static_cast<float>(batch));
-    }
-  }
-  std::vector<Timing> out;
-  for (const std::vector<float>& m : ms) out.push_back(Summarize(m));
   return out;
 }
 

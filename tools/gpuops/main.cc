@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
+#include "ops/family.h"
 
 int main(int argc, char** argv) {
   using namespace gpuops::tools;  // NOLINT
@@ -94,11 +95,17 @@ int main(int argc, char** argv) {
                      "skip each row's same-size read (a read-only streaming kernel over exactly "
                      "the row's fewest bytes, timed interleaved with ours and cuBLAS's) and its "
                      "allocation: a shorter run, e.g. for --shapes sweep");
+  // The families --versus takes, from the registry (a new family appears without an edit here).
+  std::string families;
+  for (const gpuops::ops::Family* family : gpuops::ops::AllFamilies()) {
+    families += (families.empty() ? "" : ", ") + std::string(family->name());
+  }
   perf_cmd->add_option("--versus", perf.versus,
-                       "a family (e.g. dense: its dispatcher) or one of its ops (e.g. "
-                       "fp8.tc_m8: that variant) also timed on each row's shape, its samples "
-                       "interleaved with ours and cuBLAS's: columns versus_us and versus_ratio "
-                       "(its time / ours; above 1 ours is faster)");
+                       "a family (" + families +
+                           ": its dispatcher) or one of its ops (<family>.<op>: that variant) "
+                           "also timed on each row's shape, its samples interleaved with ours "
+                           "and cuBLAS's: columns versus_us and versus_ratio (its time / ours; "
+                           "above 1 ours is faster)");
   perf_cmd->add_option("--csv", perf.csv, "write the rows as CSV, each as it is measured");
   perf_cmd->add_option("--json", perf.json, "write the rows as JSON");
   perf_cmd->add_option("--plot", perf.plot, "write an SVG plot of ours vs cuBLAS per shape");

@@ -1171,5 +1171,28 @@ TEST(DenseConcurrencyTest, OneLoadedFamilyServesSeveralThreadsAtOnce) {
   EXPECT_THAT(got, ::testing::Each(want));
 }
 
+// The _classes tiles' n-blocks go class by class (class 0's tiles first, so tiles running
+// together share A's copy for their class), and together cover every column of C exactly once.
+TEST(ClassTilesTest, NBlocksAreClassMajorAndCoverEveryColumnOnce) {
+  for (const uint32_t n : {5u, 1001u, 1005u, 4099u, 11008u}) {
+    for (const uint32_t tile_n : {64u, 128u}) {
+      const uint32_t per_class = ClassTiles::BlocksPerClass(n, tile_n);
+      ASSERT_EQ(ClassTiles::NBlocks(n, tile_n), per_class * ClassTiles::kClasses);
+      std::vector<int> hits(n, 0);
+      for (uint32_t b = 0; b < ClassTiles::NBlocks(n, tile_n); ++b) {
+        const ClassTiles::Block block = ClassTiles::BlockOf(b, n, tile_n);
+        EXPECT_EQ(block.cls, b / per_class) << "n " << n << " tile_n " << tile_n << " b " << b;
+        EXPECT_LT(block.tile, per_class);
+        for (uint32_t j = 0; j < tile_n; ++j) {
+          const uint64_t col = ClassTiles::Column(block, tile_n, j);
+          EXPECT_EQ(col % ClassTiles::kClasses, block.cls);
+          if (col < n) ++hits[col];
+        }
+      }
+      EXPECT_THAT(hits, ::testing::Each(1)) << "n " << n << " tile_n " << tile_n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuops::ops::dense

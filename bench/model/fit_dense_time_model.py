@@ -37,6 +37,7 @@ TILES = {
     "wgmma_128x256_splitk": (128, 256),
     "wgmma_128x144": (128, 144), "wgmma_128x96": (128, 96),
     "wgmma_128x160": (128, 160), "wgmma_128x176": (128, 176),
+    "wgmma_128x112": (128, 112), "wgmma_192x128_splitk": (192, 128),
 }
 MAX_SPLITS = 16  # kWgmmaMaxSplits
 
@@ -150,7 +151,8 @@ def fit_gemv_m16(paths, sms):
 
 PINGPONG = {"wgmma_128x128_pingpong": "wgmma_128x128", "wgmma_128x192_pingpong": "wgmma_128x192",
             "wgmma_128x144_pingpong": "wgmma_128x144", "wgmma_128x96_pingpong": "wgmma_128x96",
-            "wgmma_128x160_pingpong": "wgmma_128x160", "wgmma_128x176_pingpong": "wgmma_128x176"}
+            "wgmma_128x160_pingpong": "wgmma_128x160", "wgmma_128x176_pingpong": "wgmma_128x176",
+            "wgmma_128x112_pingpong": "wgmma_128x112"}
 
 
 def fit_pingpong(paths, sms):

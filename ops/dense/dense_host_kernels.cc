@@ -738,6 +738,16 @@ void RegisterHostKernels(HostKernelRegistry& registry) {
       case Variant::kWgmma128x128Tail:
         fn = Wgmma<128, 2, Units::kTail>;
         break;
+      case Variant::kWgmma192x128SplitK:
+        fn = Wgmma<128, 3, Units::kSplitK>;
+        break;
+      case Variant::kWgmma192x128Tail:
+        fn = Wgmma<128, 3, Units::kTail>;
+        break;
+      case Variant::kWgmma128x112:
+      case Variant::kWgmma128x112PingPong:
+        fn = Wgmma<112, 2, Units::kTiles>;
+        break;
       case Variant::kWgmma64x64Classes:
         fn = WgmmaClasses<64, 1>;
         break;

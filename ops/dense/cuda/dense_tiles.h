@@ -184,6 +184,7 @@ struct WgmmaTile {
   static constexpr uint32_t kEpilogueCols = kTileN % 64 == 0   ? 64
                                             : kTileN % 48 == 0 ? 48   // 96, 144
                                             : kTileN % 80 == 0 ? 80   // 160
+                                            : kTileN % 56 == 0 ? 56   // 112
                                                                : 88;  // 176
   static_assert(kTileN % kEpilogueCols == 0, "the epilogue's pieces cover the tile's columns");
   static constexpr uint32_t kEpilogueRowBytes =

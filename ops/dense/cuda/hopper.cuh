@@ -93,10 +93,12 @@ __device__ __forceinline__ void WgmmaK16(float (&acc)[kTileN / 2], uint64_t desc
     WgmmaM64N144K16(acc, desc_a, desc_b, accumulate);
   } else if constexpr (kTileN == 128) {
     WgmmaM64N128K16(acc, desc_a, desc_b, accumulate);
+  } else if constexpr (kTileN == 112) {
+    WgmmaM64N112K16(acc, desc_a, desc_b, accumulate);
   } else if constexpr (kTileN == 96) {
     WgmmaM64N96K16(acc, desc_a, desc_b, accumulate);
   } else {
-    static_assert(kTileN == 64, "wgmma tiles of 64, 96, 128, 144, 160, 176, 192 or 256 columns");
+    static_assert(kTileN == 64, "wgmma tiles of 64, 96, 112, 128, 144, 160, 176, 192 or 256 columns");
     WgmmaM64N64K16(acc, desc_a, desc_b, accumulate);
   }
 }
@@ -576,12 +578,12 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<192>::kThreads, 1)
                                                                           nullptr, m, n, k, 1);
 }
 
-// 128-row tiles of 96, 144, 160 and 176 columns, cooperative and ping-pong (grid and block as
-// wgmma_128x128; dynamic shared memory WgmmaTile<kTileN>::kSharedBytes): widths between the
+// 128-row tiles of 96, 112, 144, 160 and 176 columns, cooperative and ping-pong (grid and block
+// as wgmma_128x128; dynamic shared memory WgmmaTile<kTileN>::kSharedBytes): widths between the
 // powers of two, so that a weight's rows make whole waves of tiles (9216 rows: 64 tiles of 144
 // a row of M, where 128 makes 72 and 192 makes 48; 5120 rows at M = 1024: 256 tiles of 160, 1.94
 // waves of 132, where 192 makes 1.64; 3584 rows at M = 768: 126 tiles of 176, where 192 makes
-// 114 and 144 makes 150).
+// 114 and 144 makes 150; at M = 512: 128 tiles of 112, where 128 makes 112).
 extern "C" __global__ void __launch_bounds__(WgmmaTile<96>::kThreads, 1)
     dense_gemm_bf16_wgmma_128x96(const __grid_constant__ CUtensorMap a_map,
                                   const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
@@ -594,6 +596,20 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<96>::kThreads, 1)
                                            bf16* __restrict__ c, uint32_t m, uint32_t n,
                                            uint32_t k) {
   dense_device::HopperGemm<96, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
+                                                                          nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<112>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x112(const __grid_constant__ CUtensorMap a_map,
+                                  const __grid_constant__ CUtensorMap b_map, bf16* __restrict__ c,
+                                  uint32_t m, uint32_t n, uint32_t k) {
+  dense_device::HopperGemm<112, 2, Schedule::kTiles>(&a_map, &b_map, c, nullptr, m, n, k, 1);
+}
+extern "C" __global__ void __launch_bounds__(WgmmaTile<112>::kThreads, 1)
+    dense_gemm_bf16_wgmma_128x112_pingpong(const __grid_constant__ CUtensorMap a_map,
+                                           const __grid_constant__ CUtensorMap b_map,
+                                           bf16* __restrict__ c, uint32_t m, uint32_t n,
+                                           uint32_t k) {
+  dense_device::HopperGemm<112, 2, Schedule::kTiles, Consumers::kPingPong>(&a_map, &b_map, c,
                                                                           nullptr, m, n, k, 1);
 }
 extern "C" __global__ void __launch_bounds__(WgmmaTile<144>::kThreads, 1)
@@ -660,6 +676,18 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<256>::kThreads, 1)
   dense_device::HopperGemm<256, 2, Schedule::kSplitK>(&a_map, &b_map, nullptr, workspace, m, n, k, splits);
 }
 
+// Split-K partials over 192 x 128 tiles (as wgmma_128x128_splitk; block 512, dynamic shared
+// memory WgmmaTile<128, 3>::kSharedBytes): M = 129..192 on long K, where whole 192 x 128 tiles
+// fill under half the SMs and 192 x 64 tiles run the narrow wgmma.
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 3>::kThreads, 1)
+    dense_gemm_bf16_wgmma_192x128_splitk(const __grid_constant__ CUtensorMap a_map,
+                                         const __grid_constant__ CUtensorMap b_map,
+                                         float* __restrict__ workspace, uint32_t m, uint32_t n,
+                                         uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<128, 3, Schedule::kSplitK>(&a_map, &b_map, nullptr, workspace, m, n, k,
+                                                      splits);
+}
+
 // 64-row tiles (one consumer warpgroup) for small M: grid (min(tiles, SMs)), block 256, dynamic
 // shared memory WgmmaTile<128, 1>::kSharedBytes.
 extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 1>::kThreads, 1)
@@ -713,6 +741,15 @@ extern "C" __global__ void __launch_bounds__(WgmmaTile<128>::kThreads, 1)
                                        bf16* __restrict__ c, float* __restrict__ workspace,
                                        uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
   dense_device::HopperGemm<128, 2, Schedule::kTail>(&a_map, &b_map, c, workspace, m, n, k,
+                                                    splits);
+}
+
+extern "C" __global__ void __launch_bounds__(WgmmaTile<128, 3>::kThreads, 1)
+    dense_gemm_bf16_wgmma_192x128_tail(const __grid_constant__ CUtensorMap a_map,
+                                       const __grid_constant__ CUtensorMap b_map,
+                                       bf16* __restrict__ c, float* __restrict__ workspace,
+                                       uint32_t m, uint32_t n, uint32_t k, uint32_t splits) {
+  dense_device::HopperGemm<128, 3, Schedule::kTail>(&a_map, &b_map, c, workspace, m, n, k,
                                                     splits);
 }
 

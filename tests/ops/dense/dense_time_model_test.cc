@@ -14,8 +14,15 @@ constexpr uint32_t kSms = 132;
 TEST(DenseTimeModelTest, CoversTheWgmmaTilesSplitAndTailVariantsAndGemvM16) {
   size_t modeled = 0;
   for (const VariantSpec& spec : kVariants.rows()) {
-    const bool covered = spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK ||
-                         spec.shape == ArgShape::kTmaTail || spec.variant == Variant::kGemvM16;
+    // The 192 x 128 split and tail variants and the 112-wide tiles are forced only until their
+    // rows are fitted on the GPU.
+    const bool unfitted = spec.variant == Variant::kWgmma192x128SplitK ||
+                          spec.variant == Variant::kWgmma192x128Tail ||
+                          spec.variant == Variant::kWgmma128x112 ||
+                          spec.variant == Variant::kWgmma128x112PingPong;
+    const bool covered = (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kTmaSplitK ||
+                          spec.shape == ArgShape::kTmaTail || spec.variant == Variant::kGemvM16) &&
+                         !unfitted;
     EXPECT_EQ(Modeled(spec.variant), covered) << spec.name;
     EXPECT_EQ(PredictMicros(spec.variant, 128, 4096, 4096, 1, kSms).has_value(), covered)
         << spec.name;

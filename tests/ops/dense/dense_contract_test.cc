@@ -338,6 +338,27 @@ TEST_F(DenseContractTest, DispatcherSplitsTheLastWaveWhereItPays) {
   EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma128x256Tail, Args(8192, 28672, 4096)), 1u);
 }
 
+// The variants the time model has no row for yet run only when forced: the dispatcher never
+// picks them, and a forced tail variant runs unsplit (SplitsFor asks the model for nothing it
+// cannot predict).
+TEST_F(DenseContractTest, UnfittedVariantsRunOnlyWhenForced) {
+  const Variant unfitted[] = {Variant::kWgmma192x128SplitK, Variant::kWgmma192x128Tail,
+                              Variant::kWgmma128x112, Variant::kWgmma128x112PingPong};
+  for (const auto& [m, n, k] : {std::array<uint32_t, 3>{192, 8192, 28672}, {192, 57344, 8192},
+                                {512, 3584, 18944}, {512, 3584, 14336}, {256, 57344, 8192}}) {
+    GemmArgs args = Args(m, n, k);
+    uint64_t need = 0;
+    for (Variant v : unfitted) need = std::max(need, dense_->WorkspaceBytes(v, args));
+    args.workspace = DeviceSpan(ws_, need);
+    const Variant pick = *dense_->Pick(args);
+    for (Variant v : unfitted) EXPECT_NE(pick, v) << m << "x" << n << "x" << k;
+  }
+  // 448 tiles of 192 x 128 (3.39 waves): unsplit while unfitted.
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma192x128Tail, Args(192, 57344, 8192)), 1u);
+  // 64 tiles: two splits fill 128 of the 132 SMs.
+  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma192x128SplitK, Args(192, 8192, 28672)), 2u);
+}
+
 TEST_F(DenseContractTest, DispatcherPicksByShape) {
   EXPECT_EQ(*dense_->Pick(Args(1, 4096, 4096)), Variant::kGemvM8);
   EXPECT_EQ(*dense_->Pick(Args(8, 151937, 4096)), Variant::kGemvM8) << "M <= 8: gemv_m8";

@@ -406,10 +406,11 @@ uint32_t DenseGemm::SplitsFor(Variant v, const GemmArgs& args) const {
     // tile's unsplit time. Measured on the H200 (bench/NOTES.md, session 21): where the tiles
     // do not fill one wave, the split-K variants ran 5-20 % faster than a tail split, and a
     // predicted gain of a percent or two was lost as often as won.
+    if (tiles <= sms) return 1;
     // A tail variant the model has no row for yet (forced only) runs unsplit.
     const std::optional<double> unsplit =
         PredictMicros(v, args.m, args.n, args.k, 1, static_cast<uint32_t>(sms));
-    if (tiles <= sms || !unsplit.has_value()) return 1;
+    if (!unsplit.has_value()) return 1;
     const uint32_t most =
         std::clamp(CeilDiv(args.k, WgmmaTile<128>::kK) / kTailMinKBlocks, 1u, kTailMaxSplits);
     uint32_t best = 1;

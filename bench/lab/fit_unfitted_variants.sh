@@ -9,12 +9,13 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/fit_out}; mkdir -p "$OUT"
 G=${GPUOPS:-build/cuda/tools/gpuops/gpuops}
 GRID=bench/results/2026-12-04-s23-grid-new-tiles.csv
-# --shape M,N,K for every (N, K) of the grid at the given Ms.
+# --shape M,N,K for every (N, K) of the grid at the given Ms, each (N, K)'s Ms together (perf
+# makes a weight shape's random weights once for the rows that follow one another on it).
 shapes() {
   python3 - "$GRID" "$@" <<'PY'
 import csv, sys
 nk = sorted({(int(r["n"]), int(r["k"])) for r in csv.DictReader(open(sys.argv[1]))})
-print(" ".join(f"--shape {m},{n},{k}" for m in map(int, sys.argv[2:]) for n, k in nk))
+print(" ".join(f"--shape {m},{n},{k}" for n, k in nk for m in map(int, sys.argv[2:])))
 PY
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"

@@ -349,11 +349,13 @@ int RunPerf(const PerfOptions& o) {
                  o.op.c_str());
     return kExitUsage;
   }
+  std::vector<bool> problem_selected;
+  for (const ops::PerfProblem& p : *problems) {
+    problem_selected.push_back(std::regex_search(p.name, *only));
+  }
   std::vector<Job> jobs;
-  for (const auto& [family, op] : selected) {
-    for (const ops::PerfProblem& p : *problems) {
-      if (std::regex_search(p.name, *only)) jobs.push_back({family, op, p});
-    }
+  for (const auto& [op, problem] : MeasureOrder(selected.size(), problem_selected)) {
+    jobs.push_back({selected[op].first, selected[op].second, (*problems)[problem]});
   }
   if (jobs.empty()) {
     std::fprintf(stderr, "gpuops perf: no shape matches --only '%s'\n", o.only.c_str());

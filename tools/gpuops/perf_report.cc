@@ -97,6 +97,16 @@ std::string VersusClause(const std::vector<PerfRow>& rows) {
 
 }  // namespace
 
+std::vector<std::pair<size_t, size_t>> MeasureOrder(size_t ops,
+                                                    const std::vector<bool>& problem_selected) {
+  std::vector<std::pair<size_t, size_t>> order;
+  for (size_t p = 0; p < problem_selected.size(); ++p) {
+    if (!problem_selected[p]) continue;
+    for (size_t op = 0; op < ops; ++op) order.emplace_back(op, p);
+  }
+  return order;
+}
+
 std::string FormatRow(const PerfRow& r) {
   char buf[400];
   std::snprintf(

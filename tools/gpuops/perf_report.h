@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuops::tools {
@@ -65,6 +66,14 @@ struct PerfReport {
 };
 
 std::string FormatRow(const PerfRow& row);
+
+// The order `gpuops perf` measures its rows in, as (op index, problem index) pairs: problem by
+// problem, and each problem's ops in their given order (a family's dispatcher first). So the rows
+// that compare ops on one shape are timed seconds apart, not minutes, and a weight shape's
+// random weights are made once for all its ops rather than once an op. `problem_selected[i]`: whether --only keeps
+// problem i.
+std::vector<std::pair<size_t, size_t>> MeasureOrder(size_t ops,
+                                                    const std::vector<bool>& problem_selected);
 std::string FormatTable(const PerfReport& report);
 
 }  // namespace gpuops::tools

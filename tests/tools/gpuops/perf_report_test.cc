@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -202,6 +204,17 @@ TEST(PerfReportTest, HeatmapHasACellPerShapeAndM) {
   EXPECT_THAT(svg, HasSubstr(">1.24<"));  // qkv M=16: 26 / 21
   EXPECT_THAT(svg, HasSubstr(">1.20<"));  // qkv M=1
   EXPECT_THAT(svg, HasSubstr("H200 &lt;sim&gt; &amp; co"));
+}
+
+// Rows are measured problem by problem, each problem's ops in their given order (the dispatcher
+// first), and problems --only drops are skipped.
+TEST(PerfReportTest, MeasureOrderIsProblemMajorInTheOpsOrder) {
+  using Order = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_EQ(MeasureOrder(3, {true, false, true}), (Order{{0, 0}, {1, 0}, {2, 0}, {0, 2}, {1, 2},
+                                                         {2, 2}}));
+  EXPECT_EQ(MeasureOrder(1, {true, true}), (Order{{0, 0}, {0, 1}}));
+  EXPECT_TRUE(MeasureOrder(0, {true}).empty());
+  EXPECT_TRUE(MeasureOrder(2, {false, false}).empty());
 }
 
 }  // namespace

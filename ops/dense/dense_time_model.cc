@@ -53,6 +53,13 @@ constexpr VariantTimeModel kModels[] = {
     {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060
     {Variant::kWgmma128x128SplitK, 0.4, 4.85, 6.383, 0.005395, 0.07506, 0.4501},  // 418, 0.063
     {Variant::kWgmma128x256SplitK, 0.1, 0, 12.35, 0.008805, 0.09466, 0.4315},     // 418, 0.064
+    // 192 x 128 tiles over K splits (session 34): forced with 192x128 and the dispatcher on 14
+    // (N, K) x M = 160, 192, 320 on an H100 (bench/results/2026-12-06-s34-h100-grid-192x128-
+    // split-tail.csv), each shape's times scaled by this model's 192x128 prediction over its
+    // measured 192x128 time (bench/model/fit_tile_variants.py), fitted at M = 160-320 where
+    // SplitsFor splits (rms 1.1 %). Not fitted on the H200: picked only by kPickMargin.
+    {Variant::kWgmma192x128SplitK, 0.1, 12.57, 0, 0.005344, 0.1984, 0.2705, 0, 0, 0,
+     kPickMargin},  // 28, 0.011
     // gemv_m16's waves are its blocks of 16 weight rows over the SMs. Fitted (--gemv-m16) to
     // its rows at M = 9, 12, 16 on 15 (N, K) and at M = 12, 16 in the sweep
     // (-s18-m9-16-forced.csv, -s18-sweep-{2,3}-new.csv): a read of the weights plus a cost per
@@ -71,11 +78,17 @@ struct TailModel {
   Variant tile;
   double fixed_us;
   double partial_mb_us;
+  // As VariantTimeModel::pick_margin; the larger of this and the tile's row's applies.
+  double pick_margin = 0.0;
 };
 constexpr TailModel kTailModels[] = {
     {Variant::kWgmma128x256Tail, Variant::kWgmma128x256, 10.54, 0.385},
     {Variant::kWgmma128x192Tail, Variant::kWgmma128x192, 3.96, 0.351},
     {Variant::kWgmma128x128Tail, Variant::kWgmma128x128, 3.85, 0.341},
+    // Fitted the same way to 192x128_tail on the session-34 H100 grid (14 split shapes, 2-6
+    // splits, 0.2-3.4 waves; rms 1.2 %, at most 2.6 %), each time scaled by 192x128's row over
+    // the measured 192x128 time on its shape. Not fitted on the H200: picked only by kPickMargin.
+    {Variant::kWgmma192x128Tail, Variant::kWgmma192x128, 8.817, 0.1131, kPickMargin},
 };
 
 // The ping-pong variants run their tile's kernel with each consumer warpgroup on whole tiles: one
@@ -180,9 +193,13 @@ std::optional<double> PredictTail(const TailModel& tail_model, uint32_t m, uint3
 
 double PickMargin(Variant v) {
   if (const PingPongModel* pingpong = FindRow(kPingPongModels, v)) v = pingpong->tile;
-  if (const TailModel* tail = FindRow(kTailModels, v)) v = tail->tile;
+  double tail_margin = 0.0;
+  if (const TailModel* tail = FindRow(kTailModels, v)) {
+    tail_margin = tail->pick_margin;
+    v = tail->tile;
+  }
   const VariantTimeModel* model = Find(v);
-  return model != nullptr ? model->pick_margin : 0.0;
+  return std::max(tail_margin, model != nullptr ? model->pick_margin : 0.0);
 }
 
 bool Modeled(Variant v) {

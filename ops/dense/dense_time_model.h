@@ -39,9 +39,9 @@ struct VariantTimeModel {
   double pick_margin = 0.0;
 };
 
-// The variants the model covers: the twelve wgmma tiles, the three wgmma split variants,
-// gemv_m16, the three _tail variants and the six _pingpong variants (on their tile's row).
-inline constexpr size_t kModeledVariants = 25;
+// The variants the model covers: the twelve wgmma tiles, the four wgmma split variants,
+// gemv_m16, the four _tail variants and the six _pingpong variants (on their tile's row).
+inline constexpr size_t kModeledVariants = 27;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
 // nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and
@@ -53,8 +53,9 @@ std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t 
 bool Modeled(Variant v);
 
 // The share by which `v`'s prediction must beat every other variant's before the dispatcher
-// picks it: its row's pick_margin (a ping-pong or tail variant takes its tile's): kPickMargin
-// for the 160- and 176-wide tiles, 0 for the others. Their rows fit less tightly
+// picks it: its row's pick_margin (a ping-pong or tail variant takes its tile's, a tail variant
+// the larger of that and its own): kPickMargin for the 160- and 176-wide tiles and the 192 x 128
+// split and tail variants (rows fitted on an H100, not the H200), 0 for the others. Their rows fit less tightly
 // (rms 6.5 % against 4-6 %), and on the session-28 run, picking them wherever predicted fastest
 // changed 114 picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %);
 // with the margin 33 changed, 1.066x faster (geomean), none slower by 3 %.

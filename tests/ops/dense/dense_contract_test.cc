@@ -339,11 +339,9 @@ TEST_F(DenseContractTest, DispatcherSplitsTheLastWaveWhereItPays) {
 }
 
 // The variants the time model has no row for yet run only when forced: the dispatcher never
-// picks them, and a forced tail variant runs unsplit (SplitsFor asks the model for nothing it
-// cannot predict).
+// picks them.
 TEST_F(DenseContractTest, UnfittedVariantsRunOnlyWhenForced) {
-  const Variant unfitted[] = {Variant::kWgmma192x128SplitK, Variant::kWgmma192x128Tail,
-                              Variant::kWgmma128x112, Variant::kWgmma128x112PingPong};
+  const Variant unfitted[] = {Variant::kWgmma128x112, Variant::kWgmma128x112PingPong};
   for (const auto& [m, n, k] : {std::array<uint32_t, 3>{192, 8192, 28672}, {192, 57344, 8192},
                                 {512, 3584, 18944}, {512, 3584, 14336}, {256, 57344, 8192}}) {
     GemmArgs args = Args(m, n, k);
@@ -353,8 +351,29 @@ TEST_F(DenseContractTest, UnfittedVariantsRunOnlyWhenForced) {
     const Variant pick = *dense_->Pick(args);
     for (Variant v : unfitted) EXPECT_NE(pick, v) << m << "x" << n << "x" << k;
   }
-  // 448 tiles of 192 x 128 (3.39 waves): unsplit while unfitted.
-  EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma192x128Tail, Args(192, 57344, 8192)), 1u);
+}
+
+// The 192 x 128 split and tail variants (rows fitted on an H100, picked by kPickMargin). Times:
+// bench/results/2026-12-06-s34-h100-*.csv, H100, microseconds (ours / the old pick forced).
+TEST_F(DenseContractTest, DispatcherSplits192RowTilesWhereTheyPay) {
+  auto with_workspace = [&](uint32_t m, uint32_t n, uint32_t k) {
+    GemmArgs args = Args(m, n, k);
+    args.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(args));
+    return args;
+  };
+  // 448 tiles of 192 x 128 (3.39 waves): the last wave's 52 tiles split, 346-350 (2 splits)
+  // against 360-367 unsplit at M = 136-192.
+  const GemmArgs wide = with_workspace(192, 57344, 8192);
+  EXPECT_EQ(*dense_->Pick(wide), Variant::kWgmma192x128Tail);
+  EXPECT_GT(dense_->SplitsFor(Variant::kWgmma192x128Tail, wide), 1u);
+  EXPECT_EQ(*dense_->Pick(with_workspace(160, 55296, 5120)), Variant::kWgmma192x128Tail)
+      << "224.6 / 237.7";
+  // Predicted within the margin of 192 x 192 (226 / 221 at M = 160): not picked.
+  EXPECT_EQ(*dense_->Pick(with_workspace(160, 40960, 7168)), Variant::kWgmma192x192);
+  // 64 tiles in 2 splits: 74.6 against 128 x 128's 75.7 (M = 320).
+  EXPECT_EQ(*dense_->Pick(with_workspace(320, 4096, 14336)), Variant::kWgmma192x128SplitK);
+  // 19 tiles of 192 x 128 in 4 splits, 68.9 / 68.8 for 64 x 128: within the margin, not picked.
+  EXPECT_EQ(*dense_->Pick(with_workspace(192, 3584, 18944)), Variant::kWgmma64x128);
   // 64 tiles: two splits fill 128 of the 132 SMs.
   EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma192x128SplitK, Args(192, 8192, 28672)), 2u);
 }

@@ -59,7 +59,7 @@ constexpr VariantTimeModel kModels[] = {
     // measured 192x128 time (bench/model/fit_tile_variants.py), fitted at M = 160-320 where
     // SplitsFor splits (rms 1.1 %). Not fitted on the H200: picked only by kPickMargin.
     {Variant::kWgmma192x128SplitK, 0.1, 12.57, 0, 0.005344, 0.1984, 0.2705, 0, 0, 0,
-     kPickMargin},  // 28, 0.011
+     kPickMargin},  // 13, 0.011
     // gemv_m16's waves are its blocks of 16 weight rows over the SMs. Fitted (--gemv-m16) to
     // its rows at M = 9, 12, 16 on 15 (N, K) and at M = 12, 16 in the sweep
     // (-s18-m9-16-forced.csv, -s18-sweep-{2,3}-new.csv): a read of the weights plus a cost per

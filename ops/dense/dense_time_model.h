@@ -53,12 +53,13 @@ std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t 
 bool Modeled(Variant v);
 
 // The share by which `v`'s prediction must beat every other variant's before the dispatcher
-// picks it: its row's pick_margin (a ping-pong or tail variant takes its tile's, a tail variant
-// the larger of that and its own): kPickMargin for the 160- and 176-wide tiles and the 192 x 128
-// split and tail variants (rows fitted on an H100, not the H200), 0 for the others. Their rows fit less tightly
-// (rms 6.5 % against 4-6 %), and on the session-28 run, picking them wherever predicted fastest
-// changed 114 picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %);
-// with the margin 33 changed, 1.066x faster (geomean), none slower by 3 %.
+// picks it: its row's pick_margin (a ping-pong variant takes its tile's, a tail variant the
+// larger of its tile's and its own): kPickMargin for the 160- and 176-wide tiles and the 192 x 128
+// split and tail variants, 0 for the others. The 160 / 176 rows fit less tightly (rms 6.5 %
+// against 4-6 %), and on the session-28 run, picking them wherever predicted fastest changed 114
+// picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %); with the margin
+// 33 changed, 1.066x faster (geomean), none slower by 3 %. The 192 x 128 rows were fitted on an
+// H100, not the H200 (session 34).
 inline constexpr double kPickMargin = 0.03;
 double PickMargin(Variant v);
 

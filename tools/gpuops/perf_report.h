@@ -67,13 +67,14 @@ struct PerfReport {
 
 std::string FormatRow(const PerfRow& row);
 
+std::string FormatTable(const PerfReport& report);
+
 // The order `gpuops perf` measures its rows in, as (op index, problem index) pairs: problem by
 // problem, and each problem's ops in their given order (a family's dispatcher first). So the rows
-// that compare ops on one shape are timed seconds apart, not minutes, and a weight shape's
-// random weights are made once for all its ops rather than once an op. `problem_selected[i]`: whether --only keeps
-// problem i.
+// that compare ops on one shape are timed seconds apart, not minutes, and a weight shape's random
+// weights are made once for all its ops rather than once an op. `problem_selected[i]`: whether
+// --only keeps problem i.
 std::vector<std::pair<size_t, size_t>> MeasureOrder(size_t ops,
                                                     const std::vector<bool>& problem_selected);
-std::string FormatTable(const PerfReport& report);
 
 }  // namespace gpuops::tools

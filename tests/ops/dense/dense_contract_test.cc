@@ -330,6 +330,8 @@ TEST_F(DenseContractTest, DispatcherSplitsTheLastWaveWhereItPays) {
   EXPECT_EQ(kVariants[unsplit].shape, ArgShape::kTma) << kVariants[unsplit].name;
   // Fewer tiles than SMs: the split-K and 64-row variants, which ran 5-20 % faster there.
   EXPECT_EQ(*dense_->Pick(with_workspace(128, 4096, 14336)), Variant::kWgmma128x128SplitK);
+  // 192x128_splitk (19 tiles in 4 splits, 68.9 on the session-34 H100 against 68.8) is within
+  // its margin here.
   EXPECT_EQ(*dense_->Pick(with_workspace(192, 3584, 18944)), Variant::kWgmma64x128);
   // Many waves: a split of the last saves under 3 %, so the tile runs whole.
   EXPECT_EQ(*dense_->Pick(with_workspace(4096, 4096, 4096)), Variant::kWgmma128x256);
@@ -361,8 +363,9 @@ TEST_F(DenseContractTest, DispatcherSplits192RowTilesWhereTheyPay) {
     args.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(args));
     return args;
   };
-  // 448 tiles of 192 x 128 (3.39 waves): the last wave's 52 tiles split, 346-350 (2 splits)
-  // against 360-367 unsplit at M = 136-192.
+  // 448 tiles of 192 x 128 (3.39 waves): the last wave's 52 tiles split, measured 346-350 in 2
+  // splits against 360-367 unsplit at M = 136-192 (the fitted row picks 5: 271.5 predicted
+  // against 273.0 for 2).
   const GemmArgs wide = with_workspace(192, 57344, 8192);
   EXPECT_EQ(*dense_->Pick(wide), Variant::kWgmma192x128Tail);
   EXPECT_GT(dense_->SplitsFor(Variant::kWgmma192x128Tail, wide), 1u);
@@ -372,8 +375,6 @@ TEST_F(DenseContractTest, DispatcherSplits192RowTilesWhereTheyPay) {
   EXPECT_EQ(*dense_->Pick(with_workspace(160, 40960, 7168)), Variant::kWgmma192x192);
   // 64 tiles in 2 splits: 74.6 against 128 x 128's 75.7 (M = 320).
   EXPECT_EQ(*dense_->Pick(with_workspace(320, 4096, 14336)), Variant::kWgmma192x128SplitK);
-  // 19 tiles of 192 x 128 in 4 splits, 68.9 / 68.8 for 64 x 128: within the margin, not picked.
-  EXPECT_EQ(*dense_->Pick(with_workspace(192, 3584, 18944)), Variant::kWgmma64x128);
   // 64 tiles: two splits fill 128 of the 132 SMs.
   EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma192x128SplitK, Args(192, 8192, 28672)), 2u);
 }

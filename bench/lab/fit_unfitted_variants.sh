@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The forced runs the dispatcher's time model needs before wgmma_128x112 / _pingpong and
-# wgmma_192x128_splitk / _tail can be candidates (bench/NOTES.md, session 33): each forced with
-# the dispatcher's own row first (bench/model/calibrate_forced_run.py's input) on the session-23
-# grid's (N, K). Run on the GPU machine (the H200: the model's frame) from the repo root, with
-# GPUOPS=<gpuops binary>; CSVs under $OUT. About 2 + 2 minutes.
+# The forced runs that fit the time-model rows of wgmma_128x112 / _pingpong and
+# wgmma_192x128_splitk / _tail (bench/NOTES.md, sessions 33-35; their rows so far come from H100
+# runs, and _pingpong has none): each forced with the dispatcher's own row first
+# (bench/model/calibrate_forced_run.py's input) on the session-23 grid's (N, K). Run on the GPU
+# machine (the H200: the model's frame) from the repo root, with GPUOPS=<gpuops binary>; CSVs
+# under $OUT. About 1 + 1 minutes.
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/fit_out}; mkdir -p "$OUT"

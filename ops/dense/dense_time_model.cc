@@ -50,6 +50,18 @@ constexpr VariantTimeModel kModels[] = {
      kPickMargin},  // 513, 0.065
     {Variant::kWgmma128x176, 0.2, 6.53, 2.074, 0.006452, 0.08968, 0, 128, 65, 16,
      kPickMargin},  // 513, 0.064
+    // The 112-wide tiles (session 33), on one wave only: where their tiles fill it closer than
+    // 128's (512 x 3584: 128 tiles of 112 columns against 112 of 128 on 132 SMs). Forced with
+    // the dispatcher on an H100 (bench/results/2026-12-07-s35-h100-grid-128x112.csv, the
+    // session-23 grid's 36 (N, K) x M = 256-2048; -s34-h100-one-wave-128x112.csv, 19 one-wave
+    // shapes), each run's times scaled by the geomean over its shapes of this model's prediction
+    // for the pick over the pick's time (1.012, 0.996), fitted to the 62 one-wave rows at M =
+    // 128-512. Past one wave it ran up to 20 % slower than the picks; so did it at M = 600-1152
+    // on several one-wave shapes (-s35-h100-ab-112.csv: 624 x 2816 x 19712 141 us against 128 x
+    // 128's 110), so the row stops at 4 m-blocks. With the margin, each (N, K) left out of the
+    // fit in turn: 9 picks changed, 1.061x faster (geomean), none slower by 3 %.
+    {Variant::kWgmma128x112, 0.1, 8.862, 0, 0.003313, 0.1513, 0, 128, 65, 1, kPickMargin,
+     512},  // 62, 0.045
     {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060
     {Variant::kWgmma128x128SplitK, 0.4, 4.85, 6.383, 0.005395, 0.07506, 0.4501},  // 418, 0.063
     {Variant::kWgmma128x256SplitK, 0.1, 0, 12.35, 0.008805, 0.09466, 0.4315},     // 418, 0.064
@@ -221,6 +233,7 @@ std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t 
   const VariantTimeModel* model = Find(v);
   const VariantSpec* spec = kVariants.Find(v);
   if (model == nullptr || spec == nullptr || m < model->min_m) return std::nullopt;
+  if (model->max_m != 0 && m > model->max_m) return std::nullopt;
   if (const uint32_t last_rows = m % spec->tile_m; last_rows != 0 && last_rows < model->min_last_rows) {
     return std::nullopt;
   }

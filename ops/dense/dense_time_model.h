@@ -37,15 +37,18 @@ struct VariantTimeModel {
   // The share by which this row's prediction must beat every other candidate's before the
   // dispatcher picks it (PickMargin; 0 for the rows fitted on the H200 itself).
   double pick_margin = 0.0;
+  // At most this M (0: any), where a row's fit stops at an M past which the tile was measured
+  // slower than its prediction.
+  uint32_t max_m = 0;
 };
 
-// The variants the model covers: the twelve wgmma tiles, the four wgmma split variants,
+// The variants the model covers: the thirteen wgmma tiles, the four wgmma split variants,
 // gemv_m16, the four _tail variants and the six _pingpong variants (on their tile's row).
-inline constexpr size_t kModeledVariants = 27;
+inline constexpr size_t kModeledVariants = 28;
 
 // The predicted time of `v` for M x N x K in `splits` K splits (1: unsplit) on `sms` SMs, or
 // nullopt when the model has no row for `v` (it covers the wgmma tiles and split variants and
-// gemv_m16) or the shape is off the row's fit (min_m, min_last_rows, max_waves).
+// gemv_m16) or the shape is off the row's fit (min_m, max_m, min_last_rows, max_waves).
 std::optional<double> PredictMicros(Variant v, uint32_t m, uint32_t n, uint32_t k, uint32_t splits,
                                     uint32_t sms);
 
@@ -54,12 +57,12 @@ bool Modeled(Variant v);
 
 // The share by which `v`'s prediction must beat every other variant's before the dispatcher
 // picks it: its row's pick_margin (a ping-pong variant takes its tile's, a tail variant the
-// larger of its tile's and its own): kPickMargin for the 160- and 176-wide tiles and the 192 x 128
-// split and tail variants, 0 for the others. The 160 / 176 rows fit less tightly (rms 6.5 %
-// against 4-6 %), and on the session-28 run, picking them wherever predicted fastest changed 114
-// picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %); with the margin
-// 33 changed, 1.066x faster (geomean), none slower by 3 %. The 192 x 128 rows were fitted on an
-// H100, not the H200 (session 34).
+// larger of its tile's and its own): kPickMargin for the 160-, 176- and 112-wide tiles and the
+// 192 x 128 split and tail variants, 0 for the others. The 160 / 176 rows fit less tightly (rms
+// 6.5 % against 4-6 %), and on the session-28 run, picking them wherever predicted fastest changed
+// 114 picks, 9 of them slower by more than 3 % (many waves, predicted gains of 1-2 %); with the
+// margin 33 changed, 1.066x faster (geomean), none slower by 3 %. The 192 x 128 rows (session 34) and
+// the 112-wide row (session 35) were fitted on an H100, not the H200.
 inline constexpr double kPickMargin = 0.03;
 double PickMargin(Variant v);
 

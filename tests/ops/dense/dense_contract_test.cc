@@ -343,9 +343,10 @@ TEST_F(DenseContractTest, DispatcherSplitsTheLastWaveWhereItPays) {
 // The variants the time model has no row for yet run only when forced: the dispatcher never
 // picks them.
 TEST_F(DenseContractTest, UnfittedVariantsRunOnlyWhenForced) {
-  const Variant unfitted[] = {Variant::kWgmma128x112, Variant::kWgmma128x112PingPong};
+  const Variant unfitted[] = {Variant::kWgmma128x112PingPong};
   for (const auto& [m, n, k] : {std::array<uint32_t, 3>{192, 8192, 28672}, {192, 57344, 8192},
-                                {512, 3584, 18944}, {512, 3584, 14336}, {256, 57344, 8192}}) {
+                                {512, 3584, 18944}, {512, 3584, 14336}, {256, 57344, 8192},
+                                {384, 4608, 3584}}) {
     GemmArgs args = Args(m, n, k);
     uint64_t need = 0;
     for (Variant v : unfitted) need = std::max(need, dense_->WorkspaceBytes(v, args));
@@ -377,6 +378,26 @@ TEST_F(DenseContractTest, DispatcherSplits192RowTilesWhereTheyPay) {
   EXPECT_EQ(*dense_->Pick(with_workspace(320, 4096, 14336)), Variant::kWgmma192x128SplitK);
   // 64 tiles: two splits fill 128 of the 132 SMs.
   EXPECT_EQ(dense_->SplitsFor(Variant::kWgmma192x128SplitK, Args(192, 8192, 28672)), 2u);
+}
+
+// The 112-wide tiles on one wave (a row fitted on an H100, picked by kPickMargin, up to M =
+// 512). Times: bench/results/2026-12-07-s35-h100-grid-128x112.csv, -s35-h100-ab-112.csv and
+// -s34-h100-one-wave-128x112.csv, H100, microseconds (112 / the 128-wide pick forced in the same
+// run).
+TEST_F(DenseContractTest, DispatcherPicks112WideTilesOnOneWave) {
+  // 128 tiles of 112 columns against 112 of 128 on 132 SMs.
+  EXPECT_EQ(*dense_->Pick(Args(512, 3584, 18944)), Variant::kWgmma128x112) << "93.5 / 101.9";
+  EXPECT_EQ(*dense_->Pick(Args(512, 3584, 14336)), Variant::kWgmma128x112) << "74.7 / 79.5";
+  EXPECT_EQ(*dense_->Pick(Args(384, 4608, 3584)), Variant::kWgmma128x112) << "25.5 / 27.1";
+  // Past one wave (192 tiles, 1.45 waves): 178.7 against 128 x 176's 139.5.
+  EXPECT_NE(*dense_->Pick(Args(768, 3584, 18944)), Variant::kWgmma128x112);
+  // M past the row's fit, one wave of 112 all the same: 141.2 against 128 x 128's 109.9 (130
+  // tiles), 57.9 against 52.0 (1152 x 1536 x 8960, 126 tiles).
+  EXPECT_EQ(PredictMicros(Variant::kWgmma128x112, 624, 2816, 19712, 1, 132), std::nullopt);
+  EXPECT_NE(*dense_->Pick(Args(624, 2816, 19712)), Variant::kWgmma128x112);
+  EXPECT_NE(*dense_->Pick(Args(1152, 1536, 8960)), Variant::kWgmma128x112);
+  // One wave but within the margin of 128 x 96 (512 x 3072: 112 tiles of 112, 152 of 96).
+  EXPECT_NE(*dense_->Pick(Args(512, 3072, 8192)), Variant::kWgmma128x112);
 }
 
 TEST_F(DenseContractTest, DispatcherPicksByShape) {

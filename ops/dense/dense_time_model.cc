@@ -55,11 +55,12 @@ constexpr VariantTimeModel kModels[] = {
     // the dispatcher on an H100 (bench/results/2026-12-07-s35-h100-grid-128x112.csv, the
     // session-23 grid's 36 (N, K) x M = 256-2048; -s34-h100-one-wave-128x112.csv, 19 one-wave
     // shapes), each run's times scaled by the geomean over its shapes of this model's prediction
-    // for the pick over the pick's time (1.012, 0.996), fitted to the 62 one-wave rows at M =
-    // 128-512. Past one wave it ran up to 20 % slower than the picks; so did it at M = 600-1152
-    // on several one-wave shapes (-s35-h100-ab-112.csv: 624 x 2816 x 19712 141 us against 128 x
-    // 128's 110), so the row stops at 4 m-blocks. With the margin, each (N, K) left out of the
-    // fit in turn: 9 picks changed, 1.061x faster (geomean), none slower by 3 %.
+    // for the pick over the pick's time (1.012, 1.016), fitted to the 62 one-wave rows at M =
+    // 128-512 (bench/model/fit_one_wave_row.py). Past one wave it ran up to 20 % slower than the
+    // picks; so did it at M = 616-1152 on several one-wave shapes (-s35-h100-ab-112.csv: 624 x
+    // 2816 x 19712 141 us against 128 x 128's 110), so the row stops at 4 m-blocks. With the
+    // margin, each (N, K) left out of the fit in turn: 9 picks changed, 1.061x faster
+    // (geomean), none slower by 3 %.
     {Variant::kWgmma128x112, 0.1, 8.862, 0, 0.003313, 0.1513, 0, 128, 65, 1, kPickMargin,
      512},  // 62, 0.045
     {Variant::kWgmma64x128SplitK, 0.3, 6.877, 4.88, 0.00225, 0.1518, 0.2398},     // 418, 0.060

@@ -13,6 +13,7 @@ fit_dense_time_model.py then fits (bench/NOTES.md, sessions 23 and 28).
 Usage: calibrate_forced_run.py RUN.csv OUT.csv [--sms 132] [--model ops/dense/dense_time_model.cc]
 """
 import argparse
+import collections
 import csv
 import math
 import os
@@ -36,6 +37,20 @@ def read_model(path):
         if m.group(1) in names and m.group(2) in names:
             pingpong[names[m.group(1)]] = (names[m.group(2)], float(m.group(3)), float(m.group(4)))
     return rows, pingpong
+
+
+def read_run(path):
+    """A forced run of `gpuops perf --op 'dense|dense\\.<variants>'`, each shape's dispatcher
+    row first: {(m, n, k): (pick, pick micros)} and {(m, n, k): {forced variant: micros}}."""
+    picks, forced = {}, collections.defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        key = (int(r["m"]), int(r["n"]), int(r["k"]))
+        if key not in picks:
+            picks[key] = (r["variant"], float(r["ours_us"]) if r["ours_us"] not in ("", "-")
+                          else None)
+        elif r["ours_us"] not in ("", "-"):
+            forced[key][r["variant"]] = float(r["ours_us"])
+    return picks, forced
 
 
 def predict(variant, m, n, k, rows, pingpong, sms):

@@ -3,9 +3,9 @@
 
 Input: a CSV of `gpuops perf --op 'dense|dense\\.<old picks>' --shapes none --shape ...` run with
 the new dispatcher, and the old dispatcher's gpuops built for the mock (its `trace dense` names
-the old pick of each shape, with no GPU). perf runs op by op, so the two picks of a shape are
-timed minutes apart: each is compared through its ratio to cuBLAS in its own row (interleaved
-samples), and the raw time ratio is printed beside it.
+the old pick of each shape, with no GPU). perf times a shape's ops one after another, seconds
+apart; each pick is still compared through its ratio to cuBLAS in its own row (interleaved
+samples), with the raw time ratio printed beside it.
 
 Usage: compare_picks.py RUN.csv --old-mock OLD_GPUOPS
 Prints per shape: new pick, old pick, their times and cuBLAS ratios, old/new (raw and

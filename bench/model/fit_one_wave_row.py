@@ -14,8 +14,6 @@ measured time over the tile's (above 1 the new pick is faster).
 Usage: fit_one_wave_row.py RUN.csv [RUN.csv ...] --tile wgmma_128x112 --max-m 512 [--margin 0.03]
 """
 import argparse
-import collections
-import csv
 import math
 import os
 import sys
@@ -23,20 +21,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import calibrate_forced_run as cal  # noqa: E402
 import fit_dense_time_model as fit  # noqa: E402
-
-
-def read_run(path):
-    """{(m, n, k): (pick, pick micros)} and {(m, n, k): {forced variant: micros}}."""
-    picks, forced = {}, collections.defaultdict(dict)
-    for r in csv.DictReader(open(path)):
-        if r["ours_us"] in ("", "-"):
-            continue
-        key = (int(r["m"]), int(r["n"]), int(r["k"]))
-        if key not in picks:
-            picks[key] = (r["variant"], float(r["ours_us"]))
-        else:
-            forced[key][r["variant"]] = float(r["ours_us"])
-    return picks, forced
 
 
 def main():
@@ -59,9 +43,9 @@ def main():
     # (m, n, k, calibrated tile micros, pick, pick micros, factor) for every one-wave shape.
     shapes = []
     for path in args.runs:
-        picks, forced = read_run(path)
+        picks, forced = cal.read_run(path)
         logs = [math.log(p / t) for key, (v, t) in picks.items()
-                if (p := predict_pick(v, key)) is not None]
+                if t is not None and (p := predict_pick(v, key)) is not None]
         factor = math.exp(sum(logs) / len(logs))
         print(f"{path}: factor {factor:.4f} over {len(logs)} shapes")
         for key, times in forced.items():

@@ -15,8 +15,6 @@ card or day rank against the model's (bench/NOTES.md, session 34). Then:
 Usage: fit_tile_variants.py RUN.csv --tile wgmma_192x128 --mock build/mock/tools/gpuops/gpuops
 """
 import argparse
-import collections
-import csv
 import math
 import os
 import re
@@ -64,13 +62,7 @@ def main():
     args = ap.parse_args()
     rows, pingpong = cal.read_model(args.model)
     tail_name, split_name = args.tile + "_tail", args.tile + "_splitk"
-    shapes = collections.OrderedDict()
-    for r in csv.DictReader(open(args.run)):
-        key = (int(r["m"]), int(r["n"]), int(r["k"]))
-        timed = shapes.setdefault(key, {})
-        name = "dispatcher" if "dispatcher" not in timed else r["variant"]
-        if r["ours_us"] not in ("", "-"):
-            timed[name] = float(r["ours_us"])
+    _, shapes = cal.read_run(args.run)
     tail_points, split_points = [], []
     for (m, n, k), timed in shapes.items():
         if args.tile not in timed:

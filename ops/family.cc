@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "gpuops/runtime/status.h"
 #include "gpuops/runtime/str.h"
 #include "gpuops/runtime/types.h"
 
@@ -13,6 +14,15 @@ absl::StatusOr<ShapeSet> ParseShapeSet(std::string_view name) {
   if (name == "quick") return ShapeSet::kQuick;
   if (name == "full") return ShapeSet::kFull;
   return absl::InvalidArgumentError(StrCat("unknown shape set '", name, "' (quick, full)"));
+}
+
+absl::StatusOr<DeviceSpan> TraceBuffer(GpuBackend& gpu, uint64_t bytes, std::string name,
+                                       TraceResult& result) {
+  absl::StatusOr<DevicePtr> ptr = gpu.Alloc(bytes);
+  if (!ptr.ok()) ptr = gpu.Alloc(256);
+  GPUOPS_RETURN_IF_ERROR(ptr.status());
+  result.buffers[ptr->address()] = std::move(name);
+  return DeviceSpan(*ptr, bytes);
 }
 
 absl::Status OnlyParams(const ProblemParams& params, std::string_view op,

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "gpuops/runtime/backend.h"
+#include "gpuops/runtime/device_span.h"
 #include "gpuops/runtime/host_kernel.h"
 #include "gpuops/runtime/str.h"
 
@@ -83,6 +84,15 @@ struct TraceResult {
   std::map<uint64_t, std::string> buffers;  // allocation base address -> operand name
 };
 
+// A buffer of `bytes` for Family::Trace, named `name` in result.buffers. Allocated whole where
+// the recording mock can hold it (it records without executing, so its shadow pages are never
+// touched): every address a launch derives inside the span (a later slab's rows, a tensor map's
+// start) then lies inside an allocation, as on the device. Past the mock's limits, a 256-byte
+// stand-in whose span still states the whole extent (launches that point past its first bytes
+// are then refused by the mock).
+absl::StatusOr<DeviceSpan> TraceBuffer(GpuBackend& gpu, uint64_t bytes, std::string name,
+                                       TraceResult& result);
+
 // --- Perf
 
 // A GEMM-shaped problem C[M,N] = A[M,K] · B[N,K]ᵀ to time.
@@ -133,7 +143,7 @@ class Family {
                                              const CheckOptions& options) const = 0;
 
   // Runs `op` ("" for the dispatcher, else an op name) for `params` on `gpu` (a recording mock)
-  // with stand-in buffers. kUnimplemented where the family has no trace.
+  // over TraceBuffer's buffers. kUnimplemented where the family has no trace.
   virtual absl::StatusOr<TraceResult> Trace(GpuBackend& gpu, std::string_view op,
                                             const ProblemParams& params) const;
   // The cases of the family's golden launch traces (tests/ops/<family>/golden/).

@@ -164,24 +164,12 @@ class DenseFamily final : public Family {
     args.splits = splits.value_or(0);
     args.scale = scale.value_or(1.0f);
     GPUOPS_ASSIGN_OR_RETURN(DenseGemm dense, DenseGemm::Load(gpu));
-    // Buffers: the mock records without executing, so A and C are stand-ins, each span stating
-    // the extent the problem needs over a small allocation. B and the workspace are allocated
-    // whole (the mock's shadow memory is never touched here), since tensor maps start inside
-    // them: B's row classes, the packed copies. Where that cannot be allocated, a stand-in too.
     TraceResult result;
     const GemmExtents need = ExtentsOf(args);
-    auto allocate = [&](DeviceSpan* span, const char* name, uint64_t bytes,
-                        bool whole) -> absl::Status {
-      absl::StatusOr<DevicePtr> ptr = whole ? gpu.Alloc(bytes) : gpu.Alloc(256);
-      if (!ptr.ok()) ptr = gpu.Alloc(256);
-      GPUOPS_RETURN_IF_ERROR(ptr.status());
-      *span = DeviceSpan(*ptr, bytes);
-      result.buffers[ptr->address()] = name;
-      return absl::OkStatus();
-    };
-    GPUOPS_RETURN_IF_ERROR(allocate(&args.a, "a", need.a, false));
-    GPUOPS_RETURN_IF_ERROR(allocate(&args.b, "b", need.b, true));
-    GPUOPS_RETURN_IF_ERROR(allocate(&args.c, "c", need.c, false));
+    for (auto [span, name, bytes] :
+         {std::tuple{&args.a, "a", need.a}, {&args.b, "b", need.b}, {&args.c, "c", need.c}}) {
+      GPUOPS_ASSIGN_OR_RETURN(*span, TraceBuffer(gpu, bytes, name, result));
+    }
     // Traced as a caller that passes the workspace the dispatcher asks for (or, for a split-K
     // variant or given splits, the workspace that needs).
     uint64_t ws_bytes = dense.GemmWorkspaceBytes(args);
@@ -192,7 +180,7 @@ class DenseFamily final : public Family {
         ws_bytes = std::max(ws_bytes, dense.WorkspaceBytes(v, args));
       }
     }
-    GPUOPS_RETURN_IF_ERROR(allocate(&args.workspace, "workspace", ws_bytes, true));
+    GPUOPS_ASSIGN_OR_RETURN(args.workspace, TraceBuffer(gpu, ws_bytes, "workspace", result));
     GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, variant ? dense.Plan(*variant, args) : dense.Plan(args));
     GPUOPS_RETURN_IF_ERROR(dense.Run(plan));
     result.variant = std::string(plan.variant_name);

@@ -94,24 +94,18 @@ class Fp8Family final : public Family {
       *field = value.value_or(0);
     }
     GPUOPS_ASSIGN_OR_RETURN(Fp8Gemm gemm, Fp8Gemm::Load(gpu));
-    // Stand-in buffers: the mock records without executing, so each span states the extent the
-    // problem needs over a small allocation.
     TraceResult result;
     const GemmExtents need = ExtentsOf(args);
     for (auto [span, name, bytes] :
          {std::tuple{&args.a, "input", need.a}, {&args.w.weight, "weight", need.weight},
           {&args.w.block_scale, "block_scale", need.block_scale}, {&args.c, "output", need.c}}) {
-      GPUOPS_ASSIGN_OR_RETURN(DevicePtr ptr, gpu.Alloc(256));
-      *span = DeviceSpan(ptr, bytes);
-      result.buffers[ptr.address()] = name;
+      GPUOPS_ASSIGN_OR_RETURN(*span, TraceBuffer(gpu, bytes, name, result));
     }
     // Traced as a caller that offers the workspace the variant (or the dispatcher) asks for.
     if (const uint64_t ws =
             variant ? gemm.WorkspaceBytes(*variant, args) : gemm.GemmWorkspaceBytes(args);
         ws > 0) {
-      GPUOPS_ASSIGN_OR_RETURN(DevicePtr ptr, gpu.Alloc(256));
-      args.workspace = DeviceSpan(ptr, ws);
-      result.buffers[ptr.address()] = "workspace";
+      GPUOPS_ASSIGN_OR_RETURN(args.workspace, TraceBuffer(gpu, ws, "workspace", result));
     }
     GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, variant ? gemm.Plan(*variant, args) : gemm.Plan(args));
     GPUOPS_RETURN_IF_ERROR(gemm.Run(plan));

@@ -87,16 +87,12 @@ class Nvfp4Family final : public Family {
     args.w.ldb = ldb.value_or(DefaultLdb(args.w.n));
     args.w.global_scale = 1.0f;
     GPUOPS_ASSIGN_OR_RETURN(Nvfp4Gemm gemm, Nvfp4Gemm::Load(gpu));
-    // Stand-in buffers: the mock records without executing, so each span states the extent the
-    // problem needs over a small allocation.
     TraceResult result;
     const GemmExtents need = ExtentsOf(args);
     for (auto [span, name, bytes] :
          {std::tuple{&args.a, "a", need.a}, {&args.w.packed, "b_packed", need.packed},
           {&args.w.scales, "b_scale", need.scales}, {&args.c, "c", need.c}}) {
-      GPUOPS_ASSIGN_OR_RETURN(DevicePtr ptr, gpu.Alloc(256));
-      *span = DeviceSpan(ptr, bytes);
-      result.buffers[ptr.address()] = name;
+      GPUOPS_ASSIGN_OR_RETURN(*span, TraceBuffer(gpu, bytes, name, result));
     }
     GPUOPS_ASSIGN_OR_RETURN(GemmPlan plan, variant ? gemm.Plan(*variant, args) : gemm.Plan(args));
     GPUOPS_RETURN_IF_ERROR(gemm.Run(plan));

@@ -236,6 +236,20 @@ TEST(GpuopsCliTest, TraceNamesEveryArgument) {
               HasSubstr("#1 dense_gemm_bf16_splitk_reduce grid (1, 4, 1) block (256, 1, 1)"));
 }
 
+// The trace's buffers are the problem's whole extents (TraceBuffer), so launches that point
+// inside them past their first bytes trace: fp8's later 64-row slabs at M > 64, and problems
+// whose buffers together pass the mock's usual 8 GiB budget (A alone is 8 GiB here).
+TEST(GpuopsCliTest, TraceFollowsLaunchesIntoTheWholeBuffers) {
+  Result r = RunTool("trace fp8 --m 100 --n 4096 --k 4096");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("-> variant m64, 2 launches:"));
+  EXPECT_THAT(r.output, HasSubstr("(input +524288)"));
+  EXPECT_THAT(r.output, HasSubstr("(output +524288)"));
+  r = RunTool("trace dense --m 65536 --n 200000 --k 65536");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 launch:"));
+}
+
 // `auto` is the best backend this build can run: CUDA where a driver, a GPU and this build's
 // kernels are; otherwise the mock, with why CUDA was passed over.
 TEST(GpuopsCliTest, CheckOnAutoRunsTheBestBackendTheBuildServesAndSaysWhatItPassedOver) {

@@ -52,6 +52,57 @@ absl::Status RequireExtent(std::string_view kernel, std::string_view name, Devic
                               need == UINT64_MAX ? std::string("more than 2^64") : StrCat(need)));
 }
 
+OperandBytes OperandBytesOf(std::string_view name, DeviceSpan span, uint64_t rows,
+                            uint64_t row_bytes, uint64_t pitch) {
+  if (span.unchecked() || span.is_null()) return OperandBytes{.name = name};
+  return OperandBytes{name, span.address(), rows, row_bytes, pitch};
+}
+
+bool OperandsMeet(const OperandBytes& a, const OperandBytes& b) {
+  using Wide = __int128;
+  if (a.rows == 0 || a.row_bytes == 0 || b.rows == 0 || b.row_bytes == 0) return false;
+  const auto end = [](const OperandBytes& o) {
+    return Wide{o.address} + Wide{o.rows - 1} * o.pitch + o.row_bytes;
+  };
+  if (end(a) <= Wide{b.address} || end(b) <= Wide{a.address}) return false;
+  if (a.rows == 1 && b.rows == 1) return true;
+  // One pitch P for both: row r of a and row s of b meet iff -b.row_bytes < d + (s - r) P <
+  // a.row_bytes, d = b.address - a.address; the smallest admissible s - r decides.
+  const uint64_t pitch = a.rows > 1 ? a.pitch : b.pitch;
+  const bool one_pitch = (a.rows == 1 || a.pitch == pitch) && (b.rows == 1 || b.pitch == pitch);
+  if (!one_pitch || pitch == 0 || a.row_bytes > pitch || b.row_bytes > pitch) return true;
+  const Wide p = pitch, d = Wide{b.address} - Wide{a.address};
+  const Wide num = -Wide{b.row_bytes} - d;  // j must exceed num / p
+  const Wide floor_div = num >= 0 ? num / p : -((-num + p - 1) / p);
+  const Wide j = std::max(floor_div + 1, -(Wide{a.rows} - 1));
+  return j <= Wide{b.rows} - 1 && d + j * p < Wide{a.row_bytes};
+}
+
+absl::Status RequireDisjoint(std::string_view kernel, absl::Span<const OperandBytes> written,
+                             absl::Span<const OperandBytes> read) {
+  const auto describe = [](const OperandBytes& o) {
+    return o.rows > 1 ? StrCat(o.name, " (", "0x", Hex(o.address), ", ", o.rows, " rows of ",
+                               o.row_bytes, " bytes, ", o.pitch, " apart)")
+                      : StrCat(o.name, " (", "0x", Hex(o.address), ", ", o.row_bytes, " bytes)");
+  };
+  for (size_t i = 0; i < written.size(); ++i) {
+    for (size_t j = i + 1; j < written.size(); ++j) {
+      if (OperandsMeet(written[i], written[j])) {
+        return ArgumentError(kernel, StrCat(describe(written[i]), " overlaps ",
+                                            describe(written[j]), ": both are written"));
+      }
+    }
+    for (const OperandBytes& r : read) {
+      if (OperandsMeet(written[i], r)) {
+        return ArgumentError(kernel, StrCat(describe(written[i]), " overlaps ", describe(r),
+                                            ": the kernel would read ", r.name,
+                                            " while writing ", written[i].name));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RequireGridFits(std::string_view kernel, Dim3 grid, const DeviceInfo& device,
                              std::string_view shape) {
   if (grid.x <= device.max_grid.x && grid.y <= device.max_grid.y && grid.z <= device.max_grid.z) {

@@ -174,6 +174,28 @@ constexpr uint64_t SaturatingMul(uint64_t a, uint64_t b) {
 constexpr uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
+// The bytes a kernel reads or writes through one operand: `rows` rows of `row_bytes` bytes,
+// `pitch` bytes apart (one row: a contiguous range).
+struct OperandBytes {
+  std::string_view name;
+  uint64_t address = 0;
+  uint64_t rows = 0;
+  uint64_t row_bytes = 0;
+  uint64_t pitch = 0;
+};
+// Those of `span`, or none when it is unchecked (DeviceSpan::Unchecked: its extent, and so what
+// it may share with another operand, is the caller's word) or null.
+OperandBytes OperandBytesOf(std::string_view name, DeviceSpan span, uint64_t rows,
+                            uint64_t row_bytes, uint64_t pitch);
+// Whether a and b share a byte. Exact where their rows are one pitch apart and no wider than it
+// (slots of one packed row buffer, as fp8's Q, K and V, do not meet); otherwise by their
+// bounding ranges.
+bool OperandsMeet(const OperandBytes& a, const OperandBytes& b);
+// No operand in `written` shares a byte with another written operand or with one in `read`:
+// the kernel would read what it is overwriting, or two of its stores would race. kInvalidArgument
+// naming both operands and their addresses.
+absl::Status RequireDisjoint(std::string_view kernel, absl::Span<const OperandBytes> written,
+                             absl::Span<const OperandBytes> read);
 // Every axis of `grid` is within the device's limits; `shape` describes the problem.
 absl::Status RequireGridFits(std::string_view kernel, Dim3 grid, const DeviceInfo& device,
                              std::string_view shape);

@@ -159,6 +159,18 @@ bool DenseGemm::Ships(Variant v) const {
 }
 
 absl::Status DenseGemm::CanImplement(Variant v, const GemmArgs& args) const {
+  GPUOPS_RETURN_IF_ERROR(CanImplementShape(v, args));
+  const uint64_t ldb = args.ldb == 0 ? args.k : args.ldb;
+  const uint64_t ws = WorkspaceBytes(v, args);
+  const uint64_t a_row = uint64_t{args.k} * 2, c_row = uint64_t{args.n} * 2;
+  return RequireDisjoint(kVariants[v].kernel,
+                         {OperandBytesOf("c", args.c, args.m, c_row, c_row),
+                          OperandBytesOf("workspace", args.workspace, ws > 0 ? 1 : 0, ws, ws)},
+                         {OperandBytesOf("a", args.a, args.m, a_row, a_row),
+                          OperandBytesOf("b", args.b, args.n, a_row, ldb * 2)});
+}
+
+absl::Status DenseGemm::CanImplementShape(Variant v, const GemmArgs& args) const {
   GPUOPS_ASSIGN_OR_RETURN(const VariantSpec* found, kVariants.Get(v));
   const VariantSpec& spec = *found;
   const DeviceInfo& device = gpu_->device_info();

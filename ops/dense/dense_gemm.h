@@ -135,6 +135,8 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
 
   // The packed variant: its inner problem on the workspace copies, and its checks.
   absl::StatusOr<GemmArgs> PackedArgs(const GemmArgs& args) const;
+  // CanImplement less the operands' overlap: shapes, strides, alignment, extents, workspace.
+  absl::Status CanImplementShape(Variant v, const GemmArgs& args) const;
   absl::Status CanImplementPacked(const GemmArgs& args) const;
   // The _tail variants' splits, workspace and reduce grid; their tiles split over the grid,
   // and the reduce's launch dims.

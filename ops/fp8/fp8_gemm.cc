@@ -71,6 +71,20 @@ uint64_t Fp8Gemm::GemmWorkspaceBytes(const GemmArgs& args) const {
 }
 
 absl::Status Fp8Gemm::CanImplement(Variant v, const GemmArgs& args) const {
+  GPUOPS_RETURN_IF_ERROR(CanImplementShape(v, args));
+  const uint64_t n = args.w.n, k = args.w.k, ws = WorkspaceBytes(v, args);
+  const GemmExtents need = ExtentsOf(args);
+  return RequireDisjoint(
+      kVariants[v].kernel,
+      {OperandBytesOf("c", args.c, args.m, n * 2, uint64_t{args.c_pitch()} * 2),
+       OperandBytesOf("workspace", args.workspace, ws > 0 ? 1 : 0, ws, ws)},
+      {OperandBytesOf("a", args.a, args.m, k * 2, uint64_t{args.a_pitch()} * 2),
+       OperandBytesOf("w.weight", args.w.weight, 1, need.weight, need.weight),
+       OperandBytesOf("w.block_scale", args.w.block_scale, 1, need.block_scale,
+                      need.block_scale)});
+}
+
+absl::Status Fp8Gemm::CanImplementShape(Variant v, const GemmArgs& args) const {
   GPUOPS_ASSIGN_OR_RETURN(const VariantSpec* found, kVariants.Get(v));
   const VariantSpec& spec = *found;
   const DeviceInfo& device = gpu_->device_info();

@@ -162,6 +162,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
 
  private:
   friend class PlannedGemm<Fp8Gemm, Variant, GemmArgs>;
+  // CanImplement less the operands' overlap: shape, pitches, alignment, extents, workspace.
+  absl::Status CanImplementShape(Variant v, const GemmArgs& args) const;
   // The launches of a variant CanImplement has accepted.
   absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
   // The stream-K workspace's layout for `v` (nullopt: `v` takes none).

@@ -52,6 +52,15 @@ bool Nvfp4Gemm::Ships(Variant v) const { return kernels_.Ships(v); }
 uint64_t Nvfp4Gemm::WorkspaceBytes(Variant, const GemmArgs&) const { return 0; }
 
 absl::Status Nvfp4Gemm::CanImplement(Variant v, const GemmArgs& args) const {
+  GPUOPS_RETURN_IF_ERROR(CanImplementShape(v, args));
+  const GemmExtents need = ExtentsOf(args);
+  return RequireDisjoint(kVariants[v].kernel, {OperandBytesOf("c", args.c, 1, need.c, need.c)},
+                         {OperandBytesOf("a", args.a, 1, need.a, need.a),
+                          OperandBytesOf("w.packed", args.w.packed, 1, need.packed, need.packed),
+                          OperandBytesOf("w.scales", args.w.scales, 1, need.scales, need.scales)});
+}
+
+absl::Status Nvfp4Gemm::CanImplementShape(Variant v, const GemmArgs& args) const {
   GPUOPS_ASSIGN_OR_RETURN(const VariantSpec* found, kVariants.Get(v));
   const VariantSpec& spec = *found;
   const DeviceInfo& device = gpu_->device_info();

@@ -119,6 +119,8 @@ class Nvfp4Gemm : public PlannedGemm<Nvfp4Gemm, Variant, GemmArgs> {
  private:
   LaunchDims Dims(const VariantSpec& spec, const GemmArgs& args) const;
   friend class PlannedGemm<Nvfp4Gemm, Variant, GemmArgs>;
+  // CanImplement less the operands' overlap: shape, stride, alignment, extents.
+  absl::Status CanImplementShape(Variant v, const GemmArgs& args) const;
   // The launches of a variant CanImplement has accepted.
   absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
 

@@ -173,6 +173,25 @@ std::vector<Row> Rows() {
           },
           "is not 8-byte aligned (FP32 partials are stored two at a time)"),
       Dense(
+          "CWrittenOverA", Variant::kTensorCore, [](Fixture& f, GemmArgs& a) { a.c = f.a.span(); },
+          "overlaps a (0x"),
+      Dense(
+          "BInsideC", Variant::kWgmma64x64,
+          [](Fixture& f, GemmArgs& a) {
+            a.m = 1;  // C's one row (128 bytes) in the middle of B's 8192
+            a.b = *f.ws.span().Slice(0, kN * kK * 2);
+            a.c = *f.ws.span().Slice(4096, kN * 2);
+          },
+          "the kernel would read b while writing c"),
+      Dense(
+          "WorkspaceOverC", Variant::kSplitK,
+          [](Fixture& f, GemmArgs& a) {
+            a.splits = 2;
+            a.workspace = f.ws.span();
+            a.c = *f.ws.span().Slice(4096, kM * kN * 2);  // inside the 8192 bytes of partials
+          },
+          "both are written"),
+      Dense(
           "ScaleOnAVariantWithoutOne", Variant::kRouter,
           [](Fixture&, GemmArgs& a) { a.scale = 2.0f; }, "only tc_scaled_acc takes a scale"),
       Dense(

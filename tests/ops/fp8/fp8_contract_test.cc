@@ -172,6 +172,13 @@ TEST_F(Fp8ContractTest, TheSeedsGuardsAreRefusalsNamingArgumentAndValue) {
   misaligned.a = DeviceSpan::Unchecked(a_.offset(8));
   GemmArgs null_weight = Args(1, 256, 128);
   null_weight.w.weight = DeviceSpan();
+  // Sized spans in one buffer: C's 2 rows of 256 BF16 reach into A's rows (pitch 512 both).
+  GemmArgs c_over_a = Args(2, 256, 128, 512, 512);
+  c_over_a.a = DeviceSpan(c_, 4096);
+  c_over_a.c = DeviceSpan(c_.offset(128), 4096);
+  GemmArgs c_over_scales = Args(1, 256, 128);
+  c_over_scales.w.block_scale = DeviceSpan(c_, 8);
+  c_over_scales.c = DeviceSpan(c_, 512);
   for (const Row& row : std::vector<Row>{
            {"m = 17", Variant::kM16, Args(17, 256, 128), "m=17 outside 1..16"},
            {"m = 0", Variant::kM16Strided, Args(0, 256, 128), "empty problem"},
@@ -188,6 +195,10 @@ TEST_F(Fp8ContractTest, TheSeedsGuardsAreRefusalsNamingArgumentAndValue) {
            {"short c", Variant::kM16Strided, short_c, "c"},
            {"misaligned a", Variant::kM16, misaligned, "16-byte"},
            {"null weight", Variant::kM16W8, null_weight, "non-null"},
+           {"c over a", Variant::kM16Strided, c_over_a,
+            "2 rows of 512 bytes, 1024 apart) overlaps a ("},
+           {"c over the scales", Variant::kM16, c_over_scales,
+            "the kernel would read w.block_scale while writing c"},
        }) {
     const absl::Status s = gemm_->Run(row.variant, row.args);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << row.what << ": " << s;

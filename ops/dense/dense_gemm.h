@@ -40,7 +40,8 @@ namespace gpuops::ops::dense {
 ModuleImage EmbeddedModuleImage();
 
 // Operands are sized spans (DeviceSpan): CanImplement checks each against the bytes the problem
-// needs (ExtentsOf) and refuses a short one before anything launches.
+// needs (ExtentsOf) and refuses a short one before anything launches, and refuses outputs (C,
+// the workspace) that share a byte with each other or with A or B (RequireDisjoint).
 struct GemmArgs {
   DeviceSpan a;  // [M, K] BF16, rows K apart
   DeviceSpan b;  // [N, K] BF16 (the weight), rows ldb apart: (N - 1) ldb + K elements

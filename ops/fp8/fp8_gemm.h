@@ -21,9 +21,9 @@
 // Thread safety: as DenseGemm (Load and a loaded Fp8Gemm's const methods from several threads,
 // each on its own stream).
 //
-// CUTLASS's shape: CanImplement (shape, pitches, alignment, extents, workspace) -> WorkspaceBytes
-// (the stream-K kernels' partials and flags; 0 for the others) -> Plan (the variant and its
-// launches, computed once) -> Run(plan).
+// CUTLASS's shape: CanImplement (shape, pitches, alignment, extents, workspace, no output over
+// another operand) -> WorkspaceBytes (the stream-K kernels' partials and flags; 0 for the
+// others) -> Plan (the variant and its launches, computed once) -> Run(plan).
 #pragma once
 
 #include <array>

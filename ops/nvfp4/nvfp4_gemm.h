@@ -12,8 +12,9 @@
 // Thread safety: as DenseGemm (Load and a loaded Nvfp4Gemm's const methods from several threads,
 // each on its own stream).
 //
-// CUTLASS's shape: CanImplement (shape, stride, alignment, extents) -> WorkspaceBytes (none of
-// these kernels needs one) -> Plan (the variant and its launch, computed once) -> Run(plan).
+// CUTLASS's shape: CanImplement (shape, stride, alignment, extents, C over no input) ->
+// WorkspaceBytes (none of these kernels needs one) -> Plan (the variant and its launch,
+// computed once) -> Run(plan).
 #pragma once
 
 #include <array>

@@ -87,9 +87,9 @@ struct TraceResult {
 // A buffer of `bytes` for Family::Trace, named `name` in result.buffers. Allocated whole where
 // the recording mock can hold it (it records without executing, so its shadow pages are never
 // touched): every address a launch derives inside the span (a later slab's rows, a tensor map's
-// start) then lies inside an allocation, as on the device. Past the mock's limits, a 256-byte
-// stand-in whose span still states the whole extent (launches that point past its first bytes
-// are then refused by the mock).
+// start) then lies inside an allocation, as on the device. Where the host cannot map it, an
+// unchecked span over a 256-byte stand-in (its extent the trace's word; launches that point past
+// its first bytes are then refused by the mock).
 absl::StatusOr<DeviceSpan> TraceBuffer(GpuBackend& gpu, uint64_t bytes, std::string name,
                                        TraceResult& result);
 

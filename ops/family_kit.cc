@@ -81,9 +81,9 @@ bool OperandsMeet(const OperandBytes& a, const OperandBytes& b) {
 absl::Status RequireDisjoint(std::string_view kernel, absl::Span<const OperandBytes> written,
                              absl::Span<const OperandBytes> read) {
   const auto describe = [](const OperandBytes& o) {
-    return o.rows > 1 ? StrCat(o.name, " (", "0x", Hex(o.address), ", ", o.rows, " rows of ",
+    return o.rows > 1 ? StrCat(o.name, " (0x", Hex(o.address), ", ", o.rows, " rows of ",
                                o.row_bytes, " bytes, ", o.pitch, " apart)")
-                      : StrCat(o.name, " (", "0x", Hex(o.address), ", ", o.row_bytes, " bytes)");
+                      : StrCat(o.name, " (0x", Hex(o.address), ", ", o.row_bytes, " bytes)");
   };
   for (size_t i = 0; i < written.size(); ++i) {
     for (size_t j = i + 1; j < written.size(); ++j) {

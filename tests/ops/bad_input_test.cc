@@ -176,7 +176,7 @@ std::vector<Row> Rows() {
           "CWrittenOverA", Variant::kTensorCore, [](Fixture& f, GemmArgs& a) { a.c = f.a.span(); },
           "overlaps a (0x"),
       Dense(
-          "BInsideC", Variant::kWgmma64x64,
+          "CInsideB", Variant::kWgmma64x64,
           [](Fixture& f, GemmArgs& a) {
             a.m = 1;  // C's one row (128 bytes) in the middle of B's 8192
             a.b = *f.ws.span().Slice(0, kN * kK * 2);

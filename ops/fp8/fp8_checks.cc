@@ -240,6 +240,9 @@ std::vector<CheckShape> CheckShapes(ShapeSet set, Variant v) {
   std::vector<uint32_t> ms;
   if (spec.extra.row_slabs) {
     ms = full ? std::vector<uint32_t>{1, 16, 17, 33, 64, 100} : std::vector<uint32_t>{17, 64, 70};
+  } else if (spec.max_m == 0) {  // wg_m128: one M tile, whole tiles, a shifted last tile
+    ms = full ? std::vector<uint32_t>{1, 17, 65, 128, 129, 200, 300}
+              : std::vector<uint32_t>{70, 129, 300};
   } else {
     ms = full ? std::vector<uint32_t>{1, 2, 8, 9, 15, 16} : std::vector<uint32_t>{1, 9, 16};
     if (spec.max_m > 16) {  // tc_m32, tc_m64: the upper half of their rows, and the last
@@ -250,7 +253,9 @@ std::vector<CheckShape> CheckShapes(ShapeSet set, Variant v) {
       }
     }
   }
-  std::erase_if(ms, [&](uint32_t m) { return !spec.extra.row_slabs && m > spec.max_m; });
+  std::erase_if(ms, [&](uint32_t m) {
+    return spec.max_m != 0 && !spec.extra.row_slabs && m > spec.max_m;
+  });
   const std::vector<uint32_t> ns = full ? std::vector<uint32_t>{32, 200, 4096}
                                         : std::vector<uint32_t>{32, 200};
   const std::vector<uint32_t> ks = full ? std::vector<uint32_t>{128, 384, 4096}

@@ -126,12 +126,16 @@ class Fp8Family final : public Family {
     for (const VariantSpec& s : kVariants.rows()) {
       const std::string op = StrCat("fp8.", s.name);
       cases.push_back(trace(op, 1, 4096, 4096));
-      cases.push_back(trace(op, std::min(s.max_m, 16u), 28672, 4096));  // N tiles on grid.x
+      cases.push_back(trace(op, LaunchRows(s, 16), 28672, 4096));  // N tiles on grid.x
       if (s.shape == ArgShape::kStrided) {
         // The K slot of a packed [m, 4096 | 1024 | 1024] QKV row buffer.
         cases.push_back(trace(op, 16, 1024, 4096, 4096, 6144));
       }
       if (s.extra.row_slabs) cases.push_back(trace(op, 100, 4096, 4096));  // two slabs
+      if (s.max_m == 0) {  // M tiles: 300 rows, the last tile shifted to end at row 300
+        cases.push_back(trace(op, 300, 4096, 4096));
+        cases.push_back(trace(op, 300, 1024, 4096, 4096, 6144));  // a packed QKV slot
+      }
       if (s.extra.stages_f16_rows) {  // the most rows its warps stage at K = 4096; down's K
         cases.push_back(trace(op, 5, 28672, 4096));
         cases.push_back(trace(op, 1, 4096, 14336));

@@ -46,7 +46,7 @@ bool Fp8Gemm::Ships(Variant v) const { return kernels_.Ships(v); }
 std::optional<StreamKWorkspace> Fp8Gemm::StreamKLayout(Variant v, const GemmArgs& args) const {
   const VariantSpec* spec = kVariants.Find(v);
   if (spec == nullptr || spec->shape != ArgShape::kStreamK) return std::nullopt;
-  return StreamKLayoutOf(*spec, Dims(*spec, args.w.n, args.w.k).grid.x);
+  return StreamKLayoutOf(*spec, Dims(*spec, args.m, args.w.n, args.w.k).grid.x);
 }
 
 uint64_t Fp8Gemm::WorkspaceBytes(Variant v, const GemmArgs& args) const {
@@ -93,10 +93,16 @@ absl::Status Fp8Gemm::CanImplementShape(Variant v, const GemmArgs& args) const {
   if (m == 0 || n == 0 || k == 0) {
     return ArgumentError(spec.kernel, StrCat("empty problem m=", m, " n=", n, " k=", k));
   }
-  if (m > spec.max_m && !spec.extra.row_slabs) {
+  if (spec.max_m != 0 && m > spec.max_m && !spec.extra.row_slabs) {
     return ArgumentError(spec.kernel, StrCat("m=", m, " outside 1..", spec.max_m,
                                              " (the kernel's M tile: rows past it would be "
                                              "left unwritten)"));
+  }
+  if (spec.max_m == 0 && (m > uint32_t{INT32_MAX} || TileCount(spec, m, n) > UINT32_MAX)) {
+    return ArgumentError(spec.kernel,
+                         StrCat("m=", m, " x n=", n, ": the kernel walks its ", spec.tile_m, " x ",
+                                spec.tile_n, " tiles by a 32-bit index and reads rows at 31-bit "
+                                "TMA coordinates"));
   }
   GPUOPS_RETURN_IF_ERROR(
       RequireMultiple(spec.kernel, "k", k, spec.k_multiple, "block-scale granularity"));
@@ -150,7 +156,7 @@ absl::Status Fp8Gemm::CanImplementShape(Variant v, const GemmArgs& args) const {
   GPUOPS_RETURN_IF_ERROR(
       RequireExtent(spec.kernel, "c", args.c, need.c,
                     StrCat("m=", m, " rows of n=", n, " BF16, ", ldc, " apart")));
-  const Dim3 grid = Dims(spec, n, k).grid;
+  const Dim3 grid = Dims(spec, m, n, k).grid;
   if (spec.shape == ArgShape::kStreamK) {
     const uint64_t ws = StreamKLayoutOf(spec, grid.x).bytes();
     if (args.workspace.is_null()) {
@@ -166,14 +172,16 @@ absl::Status Fp8Gemm::CanImplementShape(Variant v, const GemmArgs& args) const {
   return RequireGridFits(spec.kernel, grid, device, StrCat("n=", n));
 }
 
-LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t n, uint32_t k) const {
-  // Persistent blocks walk tiles, or (stream-K) share the tiles' 128-k blocks: at most one
-  // block a unit of work.
+LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t m, uint32_t n, uint32_t k) const {
+  // Persistent blocks walk tiles (wg_m128's over M too), or (stream-K) share the tiles' 128-k
+  // blocks: at most one block a unit of work. A launch covers LaunchRows of the m rows, at most
+  // one M tile but for wg_m128.
+  const uint32_t rows = std::max(LaunchRows(spec, m), 1u);
   const uint64_t units =
-      SaturatingMul(TileCount(spec, 1, n), spec.shape == ArgShape::kStreamK ? k / kBlock : 1);
+      SaturatingMul(TileCount(spec, rows, n), spec.shape == ArgShape::kStreamK ? k / kBlock : 1);
   const Dim3 grid = spec.order == GridOrder::kPersistent
                         ? PersistentGrid(units, gpu_->device_info(), spec.extra.blocks_per_sm)
-                        : TileGrid(spec, 1, n);
+                        : TileGrid(spec, rows, n);
   if (spec.extra.cluster > 1) {  // a cluster of blocks a tile
     return {{grid.x * spec.extra.cluster, grid.y, grid.z}, spec.block, spec.shared_mem_bytes};
   }
@@ -186,7 +194,7 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
   plan.variant = spec.variant;
   plan.variant_name = spec.name;
   plan.workspace_bytes = WorkspaceBytes(v, args);
-  const LaunchDims dims = Dims(spec, args.w.n, args.w.k);
+  const LaunchDims dims = Dims(spec, args.m, args.w.n, args.w.k);
   const uint32_t lda = args.a_pitch(), ldc = args.c_pitch();
   std::optional<TensorMapBytes> weight_map;
   if (spec.shape == ArgShape::kTma || spec.shape == ArgShape::kWgmma ||
@@ -196,13 +204,15 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
                                             TensorMapDataType::kU8, args.w.weight.ptr(), args.w.k,
                                             args.w.n, args.w.k, kBlock, spec.tile_n)));
   }
-  // One launch per max_m rows (a single one unless the variant runs slabs).
-  for (uint32_t row0 = 0; row0 < args.m; row0 += spec.max_m) {
-    const Fp8StridedArgs list{.input = args.a.ptr().offset(uint64_t{row0} * lda * 2),
+  // One launch per LaunchRows rows (a single one unless the variant runs slabs).
+  const uint32_t launch_rows = LaunchRows(spec, args.m);
+  for (uint64_t row0 = 0; row0 < args.m; row0 += launch_rows) {
+    const Fp8StridedArgs list{.input = args.a.ptr().offset(row0 * lda * 2),
                               .weight = args.w.weight.ptr(),
                               .block_scale = args.w.block_scale.ptr(),
-                              .output = args.c.ptr().offset(uint64_t{row0} * ldc * 2),
-                              .m = std::min(spec.max_m, args.m - row0),
+                              .output = args.c.ptr().offset(row0 * ldc * 2),
+                              .m = static_cast<uint32_t>(
+                                  std::min<uint64_t>(launch_rows, args.m - row0)),
                               .n = args.w.n,
                               .k = args.w.k,
                               .a_row_stride = lda,
@@ -292,14 +302,14 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // tc_m8's persistent blocks pay off when the 16-row tiles outnumber the blocks the SMs hold;
   // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
   const VariantSpec& tma = kVariants[Variant::kTcM8];
-  const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.w.n, args.w.k).grid.x;
+  const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.m, args.w.n, args.w.k).grid.x;
   // tc_m8_f16 at M <= 2 where each of its blocks walks more than two tiles (H200, bench/NOTES.md
   // session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; session 24: no gain where the
   // blocks walk one or two tiles (qkv, o, down), and slower at M = 4 (18.2 vs 13.2 us on o),
   // where each warp stages four rows); CanImplement refuses rows its warps cannot stage.
   const VariantSpec& f16 = kVariants[Variant::kTcM8F16];
   const bool f16_full =
-      TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.w.n, args.w.k).grid.x};
+      TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.m, args.w.n, args.w.k).grid.x};
   // M = 17..64, and M = 9..16 on weights of 64 MiB and more (DispatchesToWgmma), on wgmma (sm_90a):
   // wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
@@ -319,7 +329,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant wg = wide ? Variant::kWgM64 : Variant::kWgM32;
   const Variant split = wide ? Variant::kWgM64N64Split2 : Variant::kWgM32N64Split2;
   if (args.m > 64) {
-    order = {Variant::kM64};
+    order = {Variant::kWgM128, Variant::kM64};
   } else if (DispatchesToWgmma(args.m, args.w.n, args.w.k)) {
     order = {split_first ? split : wg, split_first ? wg : split};
     // Given the workspace: stream-K first, or second after the split kernel where that is
@@ -333,7 +343,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     } else if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
     } else if (TileCount(tc_m64, 1, args.w.n) <=
-               4 * uint64_t{Dims(tc_m64, args.w.n, args.w.k).grid.x}) {
+               4 * uint64_t{Dims(tc_m64, args.m, args.w.n, args.w.k).grid.x}) {
       order.insert(order.end(), {Variant::kTcM64, Variant::kM64});
     } else {
       order.insert(order.end(), {Variant::kM64, Variant::kTcM64});

@@ -1,6 +1,6 @@
 // FP8 W8A16 GEMM: C[M,N] = A[M,K] · dequant(W)ᵀ, A and C BF16, W E4M3 with FP32 128 x 128 block
-// scales (fp8_format.h), FP32 accumulation. For decode (M <= 16) and small batches (M <= 64 in one
-// launch); larger M runs in 64-row slabs.
+// scales (fp8_format.h), FP32 accumulation. For decode (M <= 16), small batches (M <= 64) and, on
+// sm_90a, prefill (wg_m128: any M in 128 x 128 tiles); without it larger M runs in 64-row slabs.
 //
 //   GPUOPS_ASSIGN_OR_RETURN(auto fp8, Fp8Gemm::Load(gpu));
 //   GPUOPS_ASSIGN_OR_RETURN(Fp8BlockWeight w, QuantizeFp8Block(bf16_weight, n, k));
@@ -155,7 +155,7 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               <= 10496 above, and again within each later wave's first part); then the other;
   //               without wgmma tc_m16 then the seed's kernels (M <= 16), tc_m32 (M <= 32), or
   //               tc_m64 while its blocks walk at most 4 tiles, then m64;
-  //   M > 64:     m64 in 64-row slabs.
+  //   M > 64:     wg_m128 (sm_90a: 128 x 128 tiles, one launch), else m64 in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }
@@ -168,8 +168,9 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   absl::StatusOr<GemmPlan> PlanAccepted(Variant v, const GemmArgs& args) const;
   // The stream-K workspace's layout for `v` (nullopt: `v` takes none).
   std::optional<StreamKWorkspace> StreamKLayout(Variant v, const GemmArgs& args) const;
-  // Grid, block and shared memory of a variant's launch over n columns and k.
-  LaunchDims Dims(const VariantSpec& spec, uint32_t n, uint32_t k) const;
+  // Grid, block and shared memory of a variant's launch over m rows (LaunchRows of them), n
+  // columns and k.
+  LaunchDims Dims(const VariantSpec& spec, uint32_t m, uint32_t n, uint32_t k) const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;

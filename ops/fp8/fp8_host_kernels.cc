@@ -97,7 +97,7 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
   GPUOPS_RETURN_IF_ERROR(RequireSharedMem(l, spec.shared_mem_bytes, "its stages"));
   GPUOPS_ASSIGN_OR_RETURN(Args args, l.Unpack<Args>());
   GPUOPS_ASSIGN_OR_RETURN(const Operands o, OperandsOf(l, spec, args));
-  const uint32_t rows = std::min(o.m, spec.max_m);
+  const uint32_t rows = LaunchRows(spec, o.m);
   GPUOPS_RETURN_IF_ERROR(l.ChargeWork(SaturatingMul(SaturatingMul(rows, o.n), o.k)));
   if (spec.extra.stages_f16_rows && !TcM8F16Tile::StagesFit(rows, o.k)) {
     return absl::InvalidArgumentError(

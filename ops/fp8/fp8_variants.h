@@ -8,9 +8,10 @@
 // strided variants' row pitches), W E4M3 [N, K] with FP32 128 x 128 block scales (fp8_format.h),
 // FP32 accumulation. Grids are (ceil(N / tile_n), 1, 1), one block per column tile and every row,
 // except the kernels on TMA (tc_m8, tc_m16, tc_m8_f16, tc_m32, tc_m64 on 16-column tiles; wg_m32,
-// wg_m64 on 128-column tiles): persistent (GridOrder::kPersistent), blocks_per_sm blocks a
-// multiprocessor walking the tiles; and the split wgmma kernels (wg_m32_n64_split2,
-// wg_m64_n64_split2): a cluster of Fp8Extra::cluster blocks a 64-column tile; and the stream-K
+// wg_m64 on 128-column tiles; wg_m128 on 128 x 128 tiles, any M: max_m 0): persistent
+// (GridOrder::kPersistent), blocks_per_sm blocks a multiprocessor walking the tiles; and the
+// split wgmma kernels (wg_m32_n64_split2, wg_m64_n64_split2): a cluster of Fp8Extra::cluster
+// blocks a 64-column tile; and the stream-K
 // kernels (wg_m32_streamk, wg_m64_streamk): min(SMs, tiles x K / 128) blocks sharing the tiles'
 // 128-k blocks, with a workspace (Fp8Gemm::WorkspaceBytes).
 #pragma once
@@ -44,6 +45,7 @@ enum class Variant : uint8_t {
   kWgM64N64Split2,
   kWgM32StreamK,
   kWgM64StreamK,
+  kWgM128,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -333,8 +335,29 @@ inline constexpr VariantTable kVariants(
          .max_m = WgM64StreamKTile::kMaxM,
          .summary = "wg_m32_streamk for M <= 64",
          .extra = {.blocks_per_sm = WgM64StreamKTile::kBlocksPerSm}},
+        {.variant = Variant::kWgM128,
+         .name = "wg_m128",
+         .kernel = "w8a16_gemm_wg_m128",
+         .shape = ArgShape::kWgmma,
+         .tile_m = WgM128Tile::kMaxM,
+         .tile_n = WgM128Tile::kN,
+         .block = {WgM128Tile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM128Tile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = 0,
+         .summary = "any M in one launch (sm_90a): wg_m64's warpgroups on 128 x 128 output "
+                    "tiles (wgmma m64n128k16), persistent blocks walking groups of 16 weight "
+                    "tiles x every 128-row M tile; for prefill",
+         .extra = {.blocks_per_sm = WgM128Tile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
+
+// The rows of A one launch of `spec` covers for an m-row problem: all of them where the kernel
+// walks M tiles (max_m 0), else up to its max_m (the slab variants run once per max_m rows).
+constexpr uint32_t LaunchRows(const VariantSpec& spec, uint32_t m) {
+  return spec.max_m == 0 || m < spec.max_m ? m : spec.max_m;
+}
 
 // The workspace of a stream-K variant's launch over `grid` blocks: its consumer warpgroups (64
 // weight rows each) and their FP32 accumulators (half the rows). The launcher and the emulation

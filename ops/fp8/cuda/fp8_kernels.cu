@@ -24,6 +24,7 @@ using gpuops::ops::fp8::WgM32Tile;
 using gpuops::ops::fp8::WgM64N64Split2Tile;
 using gpuops::ops::fp8::WgM64StreamKTile;
 using gpuops::ops::fp8::WgM64Tile;
+using gpuops::ops::fp8::WgM128Tile;
 
 // Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
 extern "C" __global__ void __launch_bounds__(M16Tile::kThreads)
@@ -162,6 +163,19 @@ extern "C" __global__ void __launch_bounds__(WgM64Tile::kThreads, 1)
                       uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {
   fp8_device::GemmWgmma<WgM64Tile>(&weight_map, &input_map, block_scale, output, m, n, k,
                                    c_row_stride);
+}
+
+// Any M on warpgroup MMA (sm_90a), 128 weight rows x 128 activation rows a tile: persistent, grid
+// (min(ceil(N / 128) x ceil(M / 128), SMs)), block 384, dynamic shared memory
+// WgM128Tile::kSharedBytes; the tensor maps as wg_m64's, input_map's box 64 k x min(m, 128) rows.
+extern "C" __global__ void __launch_bounds__(WgM128Tile::kThreads, 1)
+    w8a16_gemm_wg_m128(const __grid_constant__ CUtensorMap weight_map,
+                       const __grid_constant__ CUtensorMap input_map,
+                       const bf16* __restrict__ input, const float* __restrict__ block_scale,
+                       bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
+                       uint32_t a_row_stride, uint32_t c_row_stride) {
+  fp8_device::GemmWgmma<WgM128Tile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                    c_row_stride);
 }
 
 // 64-row weight tiles, K split over a cluster of 2 blocks (compile-time cluster dims), two

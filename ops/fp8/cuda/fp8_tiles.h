@@ -99,6 +99,8 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // Splits > 1: a cluster of Splits blocks a tile (grid = tiles x Splits, no persistence), block
 // rank r taking the r-th of Splits ranges of whole 128-k blocks; ranks 1.. write their FP32
 // accumulators into rank 0's shared memory (kPartialBytes) and rank 0 adds them in rank order.
+// Rows == 128 (wg_m128): any M in one launch; the tiles are (128 weight rows) x (128 activation
+// rows), walked in groups of kGroupTiles weight tiles (WgmmaTileAt).
 // StreamK: the grid's blocks share the tiles' 128-k blocks evenly (StreamKUnits below); a tile
 // whose k blocks span several blocks is finished by the block holding its first k block, which
 // adds the others' FP32 partials from the global workspace (StreamKWorkspace).
@@ -130,7 +132,10 @@ struct WgmmaRowsTile {
   static constexpr uint32_t kConsumerShare =
       (kThreads * kLaunchRegisters / 128 - kProducerRegisters) / kConsumers / 8 * 8;
   static constexpr uint32_t kConsumerRegisters = kConsumerShare < 232 ? kConsumerShare : 232;
-  static_assert(Rows == 32 || Rows == 64, "wgmma n32 or n64");
+  // Rows == 128 walks M tiles too; the others take m <= Rows (one M tile).
+  static constexpr bool kWalksM = Rows == 128;
+  static_assert(Rows == 32 || Rows == 64 || Rows == 128, "wgmma n32, n64 or n128");
+  static_assert(!kWalksM || (Splits == 1 && !StreamK), "M tiles only on the persistent walk");
   static_assert(Splits >= 1 && Splits <= 8, "a portable cluster");
   static_assert(!StreamK || Splits == 1, "stream-K shares k without clusters");
   static_assert(kActHalfBytes % 1024 == 0 && kStageBytes % 1024 == 0, "swizzle atoms aligned");
@@ -144,6 +149,9 @@ struct WgmmaRowsTile {
 // w8a16_gemm_wg_m32 / _m64: M <= 32 and M <= 64, persistent.
 using WgM32Tile = WgmmaRowsTile<32, 6>;
 using WgM64Tile = WgmmaRowsTile<64, 4>;
+// w8a16_gemm_wg_m128: any M, 128 x 128 output tiles (64 + 64 accumulators a consumer thread);
+// four 48 KB stages.
+using WgM128Tile = WgmmaRowsTile<128, 4>;
 // w8a16_gemm_wg_m32_n64_split2 / _m64_n64_split2: 64-row weight tiles (one consumer warpgroup,
 // two blocks an SM), each tile's K split over a cluster of 2 blocks: four times the blocks of
 // wg_m32 / wg_m64, for N whose 128-row tiles leave SMs idle or fill their last wave poorly.
@@ -196,6 +204,31 @@ GPUOPS_FP8_HD constexpr uint32_t StreamKHeld(uint32_t block, uint32_t grid, uint
   const StreamKRange r = StreamKUnits(block, grid, units);
   const uint64_t held = r.end - r.begin, room = kblocks - kb;
   return static_cast<uint32_t>(held < room ? held : room);
+}
+
+// wg_m128's walk: work item w (0 .. n_tiles x m_tiles - 1) is the output tile (n_tile, m_tile).
+// Items come in groups of kGroupTiles weight tiles (fewer in the last group) x every M tile, the
+// weight tile fastest within a group: the ~one wave of blocks at work at once then shares a few
+// weight tiles and the activation rows of ~132 / 16 M tiles, where N-fast order would read the
+// whole weight once per M tile and M-fast order all of A once per weight tile. With one M tile
+// the walk is the plain N order (n_tile = w).
+struct WgmmaTile {
+  uint32_t n_tile = 0, m_tile = 0;
+};
+inline constexpr uint32_t kGroupTiles = 16;
+GPUOPS_FP8_HD constexpr WgmmaTile WgmmaTileAt(uint32_t w, uint32_t n_tiles, uint32_t m_tiles) {
+  const uint32_t group = w / (kGroupTiles * m_tiles), within = w % (kGroupTiles * m_tiles);
+  const uint32_t first = group * kGroupTiles;
+  const uint32_t width = n_tiles - first < kGroupTiles ? n_tiles - first : kGroupTiles;
+  return {first + within % width, within / width};
+}
+// The first activation row the tile's TMA box reads: its M tile's first row, except that a last
+// M tile reaching past m starts at m - rows (inside A: a box past m would be zero-filled by the
+// TMA unit, which costs it time); the tile then stores only its own M tile's rows, from
+// m_tile x rows on (the rows before are the previous tile's: one writer a row).
+GPUOPS_FP8_HD constexpr uint32_t WgmmaTileFirstRow(uint32_t m_tile, uint32_t rows, uint32_t m) {
+  const uint32_t own = m_tile * rows;
+  return m > rows && own + rows > m ? m - rows : own;
 }
 
 // The stream-K workspace: a uint32 flag per (block, consumer warpgroup) at the front (zero

@@ -1,6 +1,6 @@
 // The FP8 warpgroup body (WgmmaRowsTile, sm_90a): C[m, n] = A[m, k] · W[n, k]ᵀ computed as
 // Cᵀ = W · Aᵀ on wgmma.m64nRk16, so the weights (any N) fill wgmma's 64-row side and the few
-// activation rows its narrow side.
+// activation rows its narrow side (wg_m128: 128 of them, any M in M tiles, WgmmaTileAt).
 //
 // Warpgroup 0 produces: thread 0 TMA-loads the tile's Tile::kN weight rows of each 128-k block;
 // the block's m activation rows go into two 64-k halves in the 128-byte swizzle wgmma's
@@ -32,7 +32,9 @@ namespace fp8_device {
 template <uint32_t kRows>
 __device__ __forceinline__ void WgmmaRows(float (&d)[kRows / 2], const uint32_t (&a)[4],
                                           uint64_t desc_b, int accumulate) {
-  if constexpr (kRows == 64) {
+  if constexpr (kRows == 128) {
+    device_kit::WgmmaM64N128K16Rs(d, a, desc_b, accumulate);
+  } else if constexpr (kRows == 64) {
     device_kit::WgmmaM64N64K16Rs(d, a, desc_b, accumulate);
   } else {
     device_kit::WgmmaM64N32K16Rs(d, a, desc_b, accumulate);
@@ -71,28 +73,34 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   constexpr uint32_t kSplits = Tile::kSplits, kConsumerThreads = 128 * Tile::kConsumers;
   const uint32_t rank = kSplits > 1 ? device_kit::ClusterRank() : 0;
   const uint32_t warpgroup = threadIdx.x / 128, thread = threadIdx.x % 128;
-  const uint32_t rows = min(m, kRows);
+  const uint32_t rows = min(m, kRows);  // a tile's activation rows (its TMA box)
   const uint32_t kblocks = k / 128;
   const uint32_t tiles = (n + Tile::kN - 1) / Tile::kN;
+  const uint32_t m_tiles = Tile::kWalksM ? (m + kRows - 1) / kRows : 1;
   // Split: cluster blockIdx.x / kSplits owns one tile; rank r the r-th range of k-blocks.
   const uint32_t first_tile = blockIdx.x / kSplits;
   const uint32_t tile_stride = kSplits > 1 ? tiles : gridDim.x;
   const uint32_t rank_kb_begin = rank * kblocks / kSplits;
   const uint32_t rank_kb_end = (rank + 1) * kblocks / kSplits;
-  // The block's (tile, first k block, end k block) segments, in order: one k range of every
-  // tile it walks, or (stream-K) its share of the units.
+  // The block's (weight tile, M tile, first k block, end k block) segments, in order: one k
+  // range of every tile it walks, or (stream-K) its share of the units.
   auto for_each_segment = [&](auto&& body) {
     if constexpr (Tile::kStreamK) {
       const uint64_t units = uint64_t{tiles} * kblocks;
       const auto range = gpuops::ops::fp8::StreamKUnits(blockIdx.x, gridDim.x, units);
       for (uint64_t u = range.begin; u < range.end;) {
         const auto seg = gpuops::ops::fp8::StreamKSegmentAt(u, range.end, kblocks);
-        body(seg.tile, seg.kb_begin, seg.kb_end);
+        body(seg.tile, 0u, seg.kb_begin, seg.kb_end);
         u += seg.kb_end - seg.kb_begin;
+      }
+    } else if constexpr (Tile::kWalksM) {
+      for (uint32_t w = blockIdx.x; w < tiles * m_tiles; w += gridDim.x) {
+        const auto at = gpuops::ops::fp8::WgmmaTileAt(w, tiles, m_tiles);
+        body(at.n_tile, at.m_tile, 0u, kblocks);
       }
     } else {
       for (uint32_t tile = first_tile; tile < tiles; tile += tile_stride) {
-        body(tile, rank_kb_begin, rank_kb_end);
+        body(tile, 0u, rank_kb_begin, rank_kb_end);
       }
     }
   };
@@ -115,7 +123,9 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
     device_kit::PrefetchTensorMap(weight_map);
     device_kit::PrefetchTensorMap(input_map);
     uint32_t stage = 0, phase = 0;
-    for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
+    for_each_segment([&](uint32_t tile, uint32_t m_tile, uint32_t kb_begin, uint32_t kb_end) {
+      const int32_t first_row =
+          static_cast<int32_t>(gpuops::ops::fp8::WgmmaTileFirstRow(m_tile, kRows, m));
       for (uint32_t kb = kb_begin; kb < kb_end; ++kb) {
         device_kit::MbarWait(&empty[stage], phase ^ 1);
         uint8_t* st = tma_smem + stage * kStageBytes;
@@ -123,9 +133,10 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
         device_kit::MbarExpectTx(&full[stage], kWeightBytes + 2 * rows * 128);
         device_kit::TmaLoad2D(st, weight_map, &full[stage], static_cast<int32_t>(kb * 128),
                               static_cast<int32_t>(tile * Tile::kN));
-        device_kit::TmaLoad2D(act, input_map, &full[stage], static_cast<int32_t>(kb * 128), 0);
+        device_kit::TmaLoad2D(act, input_map, &full[stage], static_cast<int32_t>(kb * 128),
+                              first_row);
         device_kit::TmaLoad2D(act + Tile::kActHalfBytes, input_map, &full[stage],
-                              static_cast<int32_t>(kb * 128 + 64), 0);
+                              static_cast<int32_t>(kb * 128 + 64), first_row);
         if (++stage == kStages) {
           stage = 0;
           phase ^= 1;
@@ -203,7 +214,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
     if (thread == 0) StoreRelease(pending_flag, 1);
     pending_flag = nullptr;
   };
-  for_each_segment([&](uint32_t tile, uint32_t kb_begin, uint32_t kb_end) {
+  for_each_segment([&](uint32_t tile, uint32_t m_tile, uint32_t kb_begin, uint32_t kb_end) {
     const float* scales = block_scale + uint64_t{tile * Tile::kN / 128} * kblocks;
     float outer[kRows / 2];
 #pragma unroll
@@ -300,16 +311,19 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
       }
     }
     // Accumulator (g, j): weight row wrow (+8 for registers 4j + 2, 3), activation rows
-    // 8j + 2t (+1 for the odd registers).
+    // first_row + 8j + 2t (+1 for the odd registers); rows before the M tile's own first row
+    // (a shifted last tile's) belong to the tile before.
     const uint32_t col = tile * Tile::kN + wrow;
+    const uint32_t first_row = gpuops::ops::fp8::WgmmaTileFirstRow(m_tile, kRows, m);
+    const uint32_t skip = m_tile * kRows - first_row;
 #pragma unroll
     for (uint32_t j = 0; j < kRows / 8; ++j) {
 #pragma unroll
       for (uint32_t e = 0; e < 4; ++e) {
         const uint32_t row = 8 * j + 2 * t + (e & 1);
         const uint32_t c = col + (e >= 2 ? 8 : 0);
-        if (row < rows && c < n)
-          output[uint64_t{row} * ldc + c] = device_kit::ToBf16(outer[4 * j + e]);
+        if (row < rows && row >= skip && c < n)
+          output[uint64_t{first_row + row} * ldc + c] = device_kit::ToBf16(outer[4 * j + e]);
       }
     }
   });

@@ -328,6 +328,76 @@ TEST_F(Fp8ContractTest, WgM32AndWgM64WalkWeightTilesOf128RowsOnThreeWarpgroups) 
   EXPECT_EQ(gpu_.launch_count(), 2u);
 }
 
+TEST_F(Fp8ContractTest, WgM128WalksTilesOf128WeightRowsBy128ActivationRowsInOneLaunch) {
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM128, Args(64, 4096, 4096)).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM128, Args(129, 1024, 4096)).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM128, Args(300, 28672, 4096, 4104, 28680)).ok());
+  // 32 x 1 tiles: one block each; 8 x 2; 224 x 3 over 132 persistent blocks. One launch each,
+  // every row: m is the launch's, not a slab's.
+  const auto records = gpu_.launches();
+  EXPECT_THAT(
+      records,
+      ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m128"), GridIs(32, 1, 1), BlockIs(384, 1, 1),
+                        SharedMemIs(WgM128Tile::kSharedBytes), ArgCountIs(10), ArgPtrAt(2, a_),
+                        ArgPtrAt(4, c_), ArgU32At(5, 64)),
+                  AllOf(KernelNamed("w8a16_gemm_wg_m128"), GridIs(16, 1, 1), ArgU32At(5, 129)),
+                  AllOf(KernelNamed("w8a16_gemm_wg_m128"), GridIs(132, 1, 1), ArgU32At(5, 300),
+                        ArgU32At(6, 28672), ArgU32At(8, 4104), ArgU32At(9, 28680))));
+  // input_map: all m rows at the row pitch, its box up to the 128-row M tile.
+  for (const auto& [record, m, pitch, box] :
+       {std::tuple{records[0], 64u, 4096u, 64u}, std::tuple{records[1], 129u, 4096u, 128u},
+        std::tuple{records[2], 300u, 4104u, 128u}}) {
+    TensorMapBytes bytes;
+    std::memcpy(bytes.bytes.data(), record.args[1].bytes.data(), 128);
+    auto map = DecodeHostTensorMap(bytes);
+    ASSERT_TRUE(map.ok()) << map.status();
+    EXPECT_EQ(map->global_dims[1], m);
+    EXPECT_EQ(map->global_strides[1], uint64_t{pitch} * 2);
+    EXPECT_EQ(map->box_dims[1], box);
+  }
+  const absl::Status odd_pitch = gemm_->Run(Variant::kWgM128, Args(300, 4096, 4096, 4100, 0));
+  EXPECT_THAT(std::string(odd_pitch.message()), HasSubstr("a_row_stride=4100"));
+  const absl::Status k100 = gemm_->Run(Variant::kWgM128, Args(300, 4096, 100));
+  EXPECT_THAT(std::string(k100.message()), HasSubstr("k=100"));
+  const absl::Status huge = gemm_->Run(Variant::kWgM128, Args(1u << 31, 4096, 4096));
+  EXPECT_THAT(std::string(huge.message()), HasSubstr("w8a16_gemm_wg_m128"));
+  EXPECT_THAT(std::string(huge.message()), HasSubstr("m=2147483648"));
+  EXPECT_EQ(gpu_.launch_count(), 3u);
+}
+
+// wg_m128's walk (WgmmaTileAt) visits every (weight tile, M tile) once, in groups of
+// kGroupTiles weight tiles; each row of C has one writer (WgmmaTileFirstRow: a last M tile past m
+// starts at m - 128 and stores only its own rows), and every tile's box lies inside A.
+TEST(Fp8WgM128Test, TheWalkVisitsEveryTileOnceAndEveryRowHasOneWriter) {
+  for (auto [n_tiles, m_tiles] : {std::pair{1u, 1u}, {32u, 1u}, {224u, 3u}, {17u, 5u},
+                                  {1187u, 32u}, {16u, 2u}, {3u, 7u}}) {
+    SCOPED_TRACE(StrCat(n_tiles, " weight tiles x ", m_tiles, " M tiles"));
+    std::vector<int> seen(uint64_t{n_tiles} * m_tiles, 0);
+    for (uint32_t w = 0; w < n_tiles * m_tiles; ++w) {
+      const WgmmaTile t = WgmmaTileAt(w, n_tiles, m_tiles);
+      ASSERT_LT(t.n_tile, n_tiles);
+      ASSERT_LT(t.m_tile, m_tiles);
+      ++seen[uint64_t{t.m_tile} * n_tiles + t.n_tile];
+      EXPECT_EQ(t.n_tile / kGroupTiles, w / (kGroupTiles * m_tiles)) << "item " << w;
+      if (m_tiles == 1) EXPECT_EQ(t.n_tile, w) << "one M tile: the plain N order";
+    }
+    for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "tile " << i;
+  }
+  for (uint32_t m : {1u, 64u, 127u, 128u, 129u, 200u, 256u, 300u, 4095u, 4096u}) {
+    SCOPED_TRACE(StrCat("m=", m));
+    std::vector<int> writers(m, 0);
+    const uint32_t rows = std::min(m, 128u);
+    for (uint32_t mt = 0; mt < (m + 127) / 128; ++mt) {
+      const uint32_t first = WgmmaTileFirstRow(mt, 128, m);
+      ASSERT_LE(first + rows, m) << "M tile " << mt << "'s box reaches past m";
+      for (uint32_t r = 0; r < rows; ++r) {
+        if (first + r >= mt * 128) ++writers[first + r];  // the kernel's store rule
+      }
+    }
+    for (uint32_t r = 0; r < m; ++r) ASSERT_EQ(writers[r], 1) << "row " << r;
+  }
+}
+
 TEST_F(Fp8ContractTest, Split2KernelsLaunchAClusterOfTwoBlocksA64RowTile) {
   ASSERT_TRUE(gemm_->Run(Variant::kWgM32N64Split2, Args(20, 6144, 4096)).ok());
   ASSERT_TRUE(gemm_->Run(Variant::kWgM64N64Split2, Args(64, 4100, 256, 264, 4104)).ok());
@@ -641,7 +711,9 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(Pick(64, 28672), "wg_m64") << "gate_up";
   EXPECT_EQ(Pick(48, 6144, 4104, 0), "wg_m64_n64_split2") << "pitched rows";
   EXPECT_EQ(Pick(48, 28672, 4104, 0), "wg_m64") << "pitched rows";
-  EXPECT_EQ(Pick(65, 4096), "m64") << "two slabs";
+  // M > 64: wg_m128's 128 x 128 tiles in one launch (m64's slabs without wgmma, below).
+  EXPECT_EQ(Pick(65, 4096), "wg_m128") << "one M tile";
+  EXPECT_EQ(Pick(300, 1024, 4096, 6144), "wg_m128") << "a QKV slot at its row pitches";
   // Given the workspace it asks for, the dispatcher runs stream-K at M = 17..64 (and 9..16 from
   // 2^26 weights) unless the split kernel is estimated faster (StreamKFirst); it asks for none
   // elsewhere.
@@ -682,7 +754,7 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   for (uint32_t m : {1u, 8u, 9u, 16u, 65u, 4096u})
     EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(m, 4096, 4096)), 0u) << m;
   EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(8, 28672, 4096)), 0u) << "M = 8: tc_m8";
-  EXPECT_EQ(Pick(4096, 4096), "m64") << "64 slabs";
+  EXPECT_EQ(Pick(4096, 4096), "wg_m128") << "32 M tiles";
   auto refused = gemm_->Pick(Args(1, 4096, 100));
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("k=100"));
@@ -710,6 +782,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_FALSE(gemm->Ships(Variant::kWgM64N64Split2));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM32StreamK));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM64StreamK));
+  EXPECT_FALSE(gemm->Ships(Variant::kWgM128));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());
@@ -733,6 +806,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_EQ(pick(17, 4096), "m64") << "tc_m32 is not shipped";
   EXPECT_EQ(pick(32, 28672), "m64") << "wg_m32 is not shipped";
   EXPECT_EQ(pick(48, 4096), "m64") << "tc_m64 is not shipped";
+  EXPECT_EQ(pick(65, 4096), "m64") << "wg_m128 is not shipped: two slabs";
 }
 
 // --- Executing: on the mock (host emulations) and, where there is one, on the GPU.
@@ -902,7 +976,8 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
   for (Variant v :
        {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
         Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
-        Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2}) {
+        Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
+        Variant::kWgM128}) {
     DeviceBuffer c =
         testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
     const absl::Status s =

@@ -65,6 +65,13 @@ bool DispatchesToWgmma(uint32_t m, uint32_t n, uint32_t k) {
 }
 
 uint64_t Fp8Gemm::GemmWorkspaceBytes(const GemmArgs& args) const {
+  if (args.m > 64) {
+    const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
+    return Ships(Variant::kWgM128StreamK) &&
+                   PrefillStreamKFirst(args.m, args.w.n, args.w.k, sms)
+               ? WorkspaceBytes(Variant::kWgM128StreamK, args)
+               : 0;
+  }
   if (!DispatchesToWgmma(args.m, args.w.n, args.w.k)) return 0;
   const Variant v = args.m > 32 ? Variant::kWgM64StreamK : Variant::kWgM32StreamK;
   return Ships(v) ? WorkspaceBytes(v, args) : 0;
@@ -291,6 +298,20 @@ bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
   return sk_a + sk_b * sk_units <= split_a + split_b * split_units;
 }
 
+bool PrefillStreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
+  // In k-block steps on the busiest SM: wg_m128 runs ceil(tiles / SMs) waves of K / 128 steps;
+  // stream-K an equal share of all tiles' steps, each kPrefillStreamKStepCost dearer, plus the
+  // partials' fixed cost (kPrefillStreamKFixedSteps).
+  sms = std::max<uint64_t>(sms, 1);
+  const uint64_t tiles = (uint64_t{n} + 127) / 128 * ((uint64_t{m} + 127) / 128);
+  const uint64_t kblocks = k / kBlock;
+  const uint64_t waves = (tiles + sms - 1) / sms;
+  const uint64_t share = (tiles * kblocks + sms - 1) / sms;
+  return share * kPrefillStreamKStepCost.num / kPrefillStreamKStepCost.den +
+             kPrefillStreamKFixedSteps <
+         waves * kblocks;
+}
+
 absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   absl::InlinedVector<Variant, 5> order;
   const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
@@ -329,7 +350,12 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant wg = wide ? Variant::kWgM64 : Variant::kWgM32;
   const Variant split = wide ? Variant::kWgM64N64Split2 : Variant::kWgM32N64Split2;
   if (args.m > 64) {
+    // wg_m128, or given the workspace its stream-K form where PrefillStreamKFirst estimates it
+    // faster; m64's slabs without wgmma.
     order = {Variant::kWgM128, Variant::kM64};
+    if (PrefillStreamKFirst(args.m, args.w.n, args.w.k, sms)) {
+      order.insert(order.begin(), Variant::kWgM128StreamK);
+    }
   } else if (DispatchesToWgmma(args.m, args.w.n, args.w.k)) {
     order = {split_first ? split : wg, split_first ? wg : split};
     // Given the workspace: stream-K first, or second after the split kernel where that is

@@ -125,8 +125,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // and FP32 partials, one set a block (~32 KB at M <= 64 per SM); 0 for the other variants.
   uint64_t WorkspaceBytes(Variant v, const GemmArgs& args) const;
   // The workspace the dispatcher would use for `args` (0: none): the stream-K kernel's, for the
-  // shapes DispatchesToWgmma gives the wgmma kernels, where it ships. Given less, the dispatcher
-  // picks among the others.
+  // shapes DispatchesToWgmma gives the wgmma kernels and at M > 64 where PrefillStreamKFirst,
+  // where it ships. Given less, the dispatcher picks among the others.
   uint64_t GemmWorkspaceBytes(const GemmArgs& args) const;
   // How many uint32 flags open `v`'s workspace (StreamKWorkspace): zero before and after every
   // launch (0 for a variant without a workspace).
@@ -155,7 +155,9 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               <= 10496 above, and again within each later wave's first part); then the other;
   //               without wgmma tc_m16 then the seed's kernels (M <= 16), tc_m32 (M <= 32), or
   //               tc_m64 while its blocks walk at most 4 tiles, then m64;
-  //   M > 64:     wg_m128 (sm_90a: 128 x 128 tiles, one launch), else m64 in 64-row slabs.
+  //   M > 64:     wg_m128 (sm_90a: 128 x 128 tiles, one launch), or given
+  //               GemmWorkspaceBytes(args) wg_m128_streamk where PrefillStreamKFirst; else m64
+  //               in 64-row slabs.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }
@@ -189,6 +191,20 @@ bool DispatchesToWgmma(uint32_t m, uint32_t n, uint32_t k);
 // The dispatcher's choice at M = 9..64 given a workspace: whether stream-K (wg_m32_streamk /
 // wg_m64_streamk) is estimated faster than the n64 split kernel on `sms` multiprocessors.
 bool StreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms);
+
+// The dispatcher's choice at M > 64 given a workspace: whether wg_m128_streamk is estimated faster
+// than wg_m128 on `sms` multiprocessors: where wg_m128's ceil(N / 128) x ceil(M / 128) tiles fill
+// their last wave (or the only one) poorly enough that an equal share of all tiles' k blocks,
+// each step kPrefillStreamKStepCost dearer, plus kPrefillStreamKFixedSteps, takes fewer steps.
+// Fitted to both forced on 90 shapes on an H100 (bench/NOTES.md session 37, M = 65-4096): the
+// rule's pick ran 0.88x wg_m128's time (geomean) and 1.004x the faster of the two; on 30 held-out
+// shapes 1.05x faster than wg_m128, 5 slower by > 3 % (short K: 0.81x at 80 x 8960 x 1536).
+struct StepRatio {
+  uint64_t num, den;
+};
+inline constexpr StepRatio kPrefillStreamKStepCost{12, 10};
+inline constexpr uint64_t kPrefillStreamKFixedSteps = 2;
+bool PrefillStreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms);
 
 // Host emulations of every FP8 kernel, for backends without a GPU.
 void RegisterHostKernels(HostKernelRegistry& registry);

@@ -148,12 +148,13 @@ absl::Status Emulate(Variant v, const HostLaunch& l, HostMemory& mem) {
     // Stream-K: blocks share the units (tile, 128-k block) as StreamKUnits deals them, which
     // needs 1 <= grid.x <= units; the workspace holds that grid's flags and partials, the flags
     // zero (a flag left set would hand a stale partial to the owner of a tile).
-    const uint64_t units = TileCount(spec, 1, o.n) * (o.k / kBlock);
+    const uint64_t units = TileCount(spec, rows, o.n) * (o.k / kBlock);
     if (l.grid().x == 0 || l.grid().x > units || l.grid().y != 1 || l.grid().z != 1) {
       return absl::InvalidArgumentError(StrCat(l.kernel(), ": grid (", l.grid().x, ", ", l.grid().y,
                                                ", ", l.grid().z, ") is not (1..", units,
                                                ", 1, 1): one block a share of ceil(n=", o.n, " / ",
-                                               spec.tile_n, ") tiles x k=", o.k, " / 128 units"));
+                                               spec.tile_n, ") x ceil(rows=", rows, " / ",
+                                               spec.tile_m, ") tiles x k=", o.k, " / 128 units"));
     }
     GPUOPS_RETURN_IF_ERROR(RequireArgAligned(l, args.workspace, ArgLabel(&Args::workspace), 16));
     const StreamKWorkspace layout = StreamKLayoutOf(spec, static_cast<uint32_t>(l.grid().x));

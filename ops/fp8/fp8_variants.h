@@ -46,6 +46,7 @@ enum class Variant : uint8_t {
   kWgM32StreamK,
   kWgM64StreamK,
   kWgM128,
+  kWgM128StreamK,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -350,6 +351,20 @@ inline constexpr VariantTable kVariants(
                     "tiles (wgmma m64n128k16), persistent blocks walking groups of 16 weight "
                     "tiles x every 128-row M tile; for prefill",
          .extra = {.blocks_per_sm = WgM128Tile::kBlocksPerSm}},
+        {.variant = Variant::kWgM128StreamK,
+         .name = "wg_m128_streamk",
+         .kernel = "w8a16_gemm_wg_m128_streamk",
+         .shape = ArgShape::kStreamK,
+         .tile_m = WgM128StreamKTile::kMaxM,
+         .tile_n = WgM128StreamKTile::kN,
+         .block = {WgM128StreamKTile::kThreads, 1, 1},
+         .shared_mem_bytes = WgM128StreamKTile::kSharedBytes,
+         .order = GridOrder::kPersistent,
+         .k_multiple = 128,
+         .max_m = 0,
+         .summary = "wg_m128's tiles stream-K: one block an SM, each an equal share of all "
+                    "tiles' 128-k blocks, for problems whose tiles fill the SMs' waves poorly",
+         .extra = {.blocks_per_sm = WgM128StreamKTile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 
@@ -363,7 +378,7 @@ constexpr uint32_t LaunchRows(const VariantSpec& spec, uint32_t m) {
 // weight rows each) and their FP32 accumulators (half the rows). The launcher and the emulation
 // both size it here.
 constexpr StreamKWorkspace StreamKLayoutOf(const VariantSpec& spec, uint32_t grid) {
-  return {.grid = grid, .consumers = spec.tile_n / 64, .accumulators = spec.max_m / 2};
+  return {.grid = grid, .consumers = spec.tile_n / 64, .accumulators = spec.tile_m / 2};
 }
 
 }  // namespace gpuops::ops::fp8

@@ -24,6 +24,7 @@ using gpuops::ops::fp8::WgM32Tile;
 using gpuops::ops::fp8::WgM64N64Split2Tile;
 using gpuops::ops::fp8::WgM64StreamKTile;
 using gpuops::ops::fp8::WgM64Tile;
+using gpuops::ops::fp8::WgM128StreamKTile;
 using gpuops::ops::fp8::WgM128Tile;
 
 // Tensor cores, 16 rows x 32 columns per block, 4 warps splitting K.
@@ -229,6 +230,20 @@ extern "C" __global__ void __launch_bounds__(WgM64StreamKTile::kThreads, 1)
                               uint8_t* __restrict__ workspace) {
   fp8_device::GemmWgmma<WgM64StreamKTile>(&weight_map, &input_map, block_scale, output, m, n, k,
                                           c_row_stride, workspace);
+}
+
+// wg_m128's tiles stream-K: grid (min(SMs, ceil(N / 128) x ceil(M / 128) x K / 128)), block 384,
+// dynamic shared memory WgM128StreamKTile::kSharedBytes; the workspace as wg_m64_streamk's, 64
+// FP32 accumulators a consumer thread.
+extern "C" __global__ void __launch_bounds__(WgM128StreamKTile::kThreads, 1)
+    w8a16_gemm_wg_m128_streamk(const __grid_constant__ CUtensorMap weight_map,
+                               const __grid_constant__ CUtensorMap input_map,
+                               const bf16* __restrict__ input,
+                               const float* __restrict__ block_scale, bf16* __restrict__ output,
+                               uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                               uint32_t c_row_stride, uint8_t* __restrict__ workspace) {
+  fp8_device::GemmWgmma<WgM128StreamKTile>(&weight_map, &input_map, block_scale, output, m, n, k,
+                                           c_row_stride, workspace);
 }
 #endif
 

@@ -99,8 +99,9 @@ using TcM64Tile = WeightRowsTile<8, 8, 4, 1>;
 // Splits > 1: a cluster of Splits blocks a tile (grid = tiles x Splits, no persistence), block
 // rank r taking the r-th of Splits ranges of whole 128-k blocks; ranks 1.. write their FP32
 // accumulators into rank 0's shared memory (kPartialBytes) and rank 0 adds them in rank order.
-// Rows == 128 (wg_m128): any M in one launch; the tiles are (128 weight rows) x (128 activation
-// rows), walked in groups of kGroupTiles weight tiles (WgmmaTileAt).
+// Rows == 128 (wg_m128, wg_m128_streamk): any M in one launch; the tiles are (128 weight rows) x
+// (128 activation rows), walked in groups of kGroupTiles weight tiles (WgmmaTileAt; stream-K's
+// tile u / kblocks is the walk's item).
 // StreamK: the grid's blocks share the tiles' 128-k blocks evenly (StreamKUnits below); a tile
 // whose k blocks span several blocks is finished by the block holding its first k block, which
 // adds the others' FP32 partials from the global workspace (StreamKWorkspace).
@@ -135,7 +136,7 @@ struct WgmmaRowsTile {
   // Rows == 128 walks M tiles too; the others take m <= Rows (one M tile).
   static constexpr bool kWalksM = Rows == 128;
   static_assert(Rows == 32 || Rows == 64 || Rows == 128, "wgmma n32, n64 or n128");
-  static_assert(!kWalksM || (Splits == 1 && !StreamK), "M tiles only on the persistent walk");
+  static_assert(!kWalksM || Splits == 1, "M tiles on the persistent or stream-K walk");
   static_assert(Splits >= 1 && Splits <= 8, "a portable cluster");
   static_assert(!StreamK || Splits == 1, "stream-K shares k without clusters");
   static_assert(kActHalfBytes % 1024 == 0 && kStageBytes % 1024 == 0, "swizzle atoms aligned");
@@ -152,6 +153,8 @@ using WgM64Tile = WgmmaRowsTile<64, 4>;
 // w8a16_gemm_wg_m128: any M, 128 x 128 output tiles (64 + 64 accumulators a consumer thread);
 // four 48 KB stages.
 using WgM128Tile = WgmmaRowsTile<128, 4>;
+// w8a16_gemm_wg_m128_streamk: wg_m128's tiles stream-K (64 KB of FP32 partials a block).
+using WgM128StreamKTile = WgmmaRowsTile<128, 4, 1, 2, true>;
 // w8a16_gemm_wg_m32_n64_split2 / _m64_n64_split2: 64-row weight tiles (one consumer warpgroup,
 // two blocks an SM), each tile's K split over a cluster of 2 blocks: four times the blocks of
 // wg_m32 / wg_m64, for N whose 128-row tiles leave SMs idle or fill their last wave poorly.

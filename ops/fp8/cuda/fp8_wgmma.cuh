@@ -77,6 +77,7 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   const uint32_t kblocks = k / 128;
   const uint32_t tiles = (n + Tile::kN - 1) / Tile::kN;
   const uint32_t m_tiles = Tile::kWalksM ? (m + kRows - 1) / kRows : 1;
+  const uint32_t work_tiles = tiles * m_tiles;  // the walk's items (WgmmaTileAt)
   // Split: cluster blockIdx.x / kSplits owns one tile; rank r the r-th range of k-blocks.
   const uint32_t first_tile = blockIdx.x / kSplits;
   const uint32_t tile_stride = kSplits > 1 ? tiles : gridDim.x;
@@ -86,15 +87,16 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
   // range of every tile it walks, or (stream-K) its share of the units.
   auto for_each_segment = [&](auto&& body) {
     if constexpr (Tile::kStreamK) {
-      const uint64_t units = uint64_t{tiles} * kblocks;
+      const uint64_t units = uint64_t{work_tiles} * kblocks;
       const auto range = gpuops::ops::fp8::StreamKUnits(blockIdx.x, gridDim.x, units);
       for (uint64_t u = range.begin; u < range.end;) {
         const auto seg = gpuops::ops::fp8::StreamKSegmentAt(u, range.end, kblocks);
-        body(seg.tile, 0u, seg.kb_begin, seg.kb_end);
+        const auto at = gpuops::ops::fp8::WgmmaTileAt(seg.tile, tiles, m_tiles);
+        body(at.n_tile, at.m_tile, seg.kb_begin, seg.kb_end);
         u += seg.kb_end - seg.kb_begin;
       }
     } else if constexpr (Tile::kWalksM) {
-      for (uint32_t w = blockIdx.x; w < tiles * m_tiles; w += gridDim.x) {
+      for (uint32_t w = blockIdx.x; w < work_tiles; w += gridDim.x) {
         const auto at = gpuops::ops::fp8::WgmmaTileAt(w, tiles, m_tiles);
         body(at.n_tile, at.m_tile, 0u, kblocks);
       }
@@ -276,12 +278,12 @@ __device__ __forceinline__ void GemmWgmma(const CUtensorMap* __restrict__ weight
         return;
       }
       // The owner: the tile's k blocks past kb_end lie in blocks blockIdx.x - 1, - 2, ... (each
-      // starting where the previous one ends); add their partials in k order, up to four at a
-      // time with all their loads in flight.
-      const uint64_t units = uint64_t{tiles} * kblocks;
+      // starting where the previous one ends); add their partials in k order, kBatch at a time
+      // with all their loads in flight (four; two at 128 rows, where four would spill).
+      const uint64_t units = uint64_t{work_tiles} * kblocks;
       uint32_t other = blockIdx.x;
       for (uint32_t covered = kb_end; covered < kblocks;) {
-        constexpr uint32_t kBatch = 4;
+        constexpr uint32_t kBatch = kRows == 128 ? 2 : 4;
         uint32_t slot[kBatch] = {}, count = 0;
         for (; count < kBatch && covered < kblocks; ++count) {
           --other;

@@ -467,6 +467,36 @@ TEST_F(Fp8ContractTest, StreamKKernelsShareAllTilesKBlocksOverOneBlockAnSmWithAW
   EXPECT_EQ(gpu_.launch_count(), 2u);
 }
 
+// wg_m128_streamk deals the units of every (weight tile, M tile): at M = 300, N = 1024 8 x 3
+// tiles x 32 k blocks = 768 units over 132 blocks; at M = 129, N = 200, K = 384 2 x 2 x 3 = 12
+// units, 12 blocks. Each consumer's partial is 64 FP32 a thread.
+TEST_F(Fp8ContractTest, WgM128StreamKSharesTheKBlocksOfEveryMTileToo) {
+  auto buf = gpu_.Alloc(1 << 24);
+  ASSERT_TRUE(buf.ok());
+  GemmArgs slot = Args(300, 1024, 4096, 4096, 6144);
+  GemmArgs small = Args(129, 200, 384, 392, 0);
+  const uint64_t slot_bytes = gemm_->WorkspaceBytes(Variant::kWgM128StreamK, slot);
+  const uint64_t small_bytes = gemm_->WorkspaceBytes(Variant::kWgM128StreamK, small);
+  EXPECT_EQ(slot_bytes, 1280 + 132 * 2 * 64 * 128 * 4);
+  EXPECT_EQ(small_bytes, 256 + 12 * 2 * 64 * 128 * 4);
+  EXPECT_EQ(gemm_->WorkspaceBytes(Variant::kWgM128, slot), 0u);
+  slot.workspace = DeviceSpan(*buf, slot_bytes);
+  small.workspace = DeviceSpan(*buf, small_bytes);
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM128StreamK, slot).ok());
+  ASSERT_TRUE(gemm_->Run(Variant::kWgM128StreamK, small).ok());
+  EXPECT_THAT(gpu_.launches(),
+              ElementsAre(AllOf(KernelNamed("w8a16_gemm_wg_m128_streamk"), GridIs(132, 1, 1),
+                                BlockIs(384, 1, 1), SharedMemIs(WgM128StreamKTile::kSharedBytes),
+                                ArgCountIs(11), ArgU32At(5, 300), ArgU32At(6, 1024),
+                                ArgU32At(9, 6144), ArgPtrAt(10, *buf)),
+                          AllOf(KernelNamed("w8a16_gemm_wg_m128_streamk"), GridIs(12, 1, 1),
+                                ArgU32At(5, 129), ArgU32At(8, 392))));
+  const absl::Status none = gemm_->Run(Variant::kWgM128StreamK, Args(300, 1024, 4096));
+  EXPECT_THAT(std::string(none.message()),
+              HasSubstr("w8a16_gemm_wg_m128_streamk: workspace is null"));
+  EXPECT_EQ(gpu_.launch_count(), 2u);
+}
+
 // The stream-K deal, as the kernels run it (StreamKUnits, StreamKSegmentAt, StreamKHeld): every
 // (tile, k block) unit is computed by exactly one block; every partial (a block's first segment
 // starting past k block 0) is added by exactly one owner, the block holding that tile's first k
@@ -751,8 +781,35 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
     EXPECT_THAT(std::string(kVariants[*v].name), Not(HasSubstr("streamk")))
         << "a short workspace: the rule without one";
   }
-  for (uint32_t m : {1u, 8u, 9u, 16u, 65u, 4096u})
+  for (uint32_t m : {1u, 8u, 9u, 16u, 4096u})
     EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(m, 4096, 4096)), 0u) << m;
+  // M > 64: wg_m128_streamk where its tiles fill the SMs' waves poorly (PrefillStreamKFirst, fitted
+  // on an H100 in session 37), given its workspace; wg_m128 without one, or where its waves are
+  // full enough.
+  auto big = gpu_.Alloc(1 << 24);
+  ASSERT_TRUE(big.ok());
+  for (auto [m, n, k, streamk] : {std::tuple{65u, 4096u, 4096u, true},  // 32 tiles, one wave
+                                  {512u, 4096u, 4096u, false},  // 128 of 132
+                                  {1024u, 4096u, 4096u, false},  // 256 of 264
+                                  {300u, 1024u, 4096u, true},
+                                  {4096u, 28672u, 4096u, false},  // 54.3 waves
+                                  {1024u, 4096u, 14336u, false},
+                                  {65u, 3584u, 18944u, true},  // 28 tiles: 2.7x on the H100
+                                  {1024u, 3584u, 18944u, false}}) {  // 1.7 waves: 0.66x
+    SCOPED_TRACE(StrCat(m, " x ", n, " x ", k));
+    GemmArgs args = Args(m, n, k);
+    EXPECT_EQ(PrefillStreamKFirst(m, n, k, 132), streamk);
+    const uint64_t ws = gemm_->GemmWorkspaceBytes(args);
+    EXPECT_EQ(ws, streamk ? gemm_->WorkspaceBytes(Variant::kWgM128StreamK, args) : 0u);
+    auto v = gemm_->Pick(args);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(*v, Variant::kWgM128) << "no workspace";
+    if (!streamk) continue;
+    args.workspace = DeviceSpan(*big, ws);
+    v = gemm_->Pick(args);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(*v, Variant::kWgM128StreamK);
+  }
   EXPECT_EQ(gemm_->GemmWorkspaceBytes(Args(8, 28672, 4096)), 0u) << "M = 8: tc_m8";
   EXPECT_EQ(Pick(4096, 4096), "wg_m128") << "32 M tiles";
   auto refused = gemm_->Pick(Args(1, 4096, 100));

@@ -239,16 +239,16 @@ TEST(GpuopsCliTest, TraceNamesEveryArgument) {
 // The trace's buffers are the problem's whole extents (TraceBuffer), so launches that point
 // inside them past their first bytes trace: fp8's later 64-row slabs at M > 64, and problems
 // whose buffers together pass the mock's usual 8 GiB budget (A alone is 8 GiB here).
-// (The dispatcher runs wg_m128 there: one launch over every row.)
 TEST(GpuopsCliTest, TraceFollowsLaunchesIntoTheWholeBuffers) {
   Result r = RunTool("trace fp8.m64 --m 100 --n 4096 --k 4096");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("-> variant m64, 2 launches:"));
   EXPECT_THAT(r.output, HasSubstr("(input +524288)"));
   EXPECT_THAT(r.output, HasSubstr("(output +524288)"));
-  r = RunTool("trace fp8 --m 100 --n 4096 --k 4096");  // the dispatcher: wg_m128, every row
+  // The dispatcher: wg_m128 (here its stream-K form: 32 tiles leave SMs idle), every row.
+  r = RunTool("trace fp8 --m 100 --n 4096 --k 4096");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("-> variant wg_m128, 1 launch:"));
+  EXPECT_THAT(r.output, HasSubstr("-> variant wg_m128_streamk, 1 launch:"));
   EXPECT_THAT(r.output, HasSubstr("box 100x64"));
   r = RunTool("trace dense --m 65536 --n 200000 --k 65536");
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -66,9 +66,8 @@ bool DispatchesToWgmma(uint32_t m, uint32_t n, uint32_t k) {
 
 uint64_t Fp8Gemm::GemmWorkspaceBytes(const GemmArgs& args) const {
   if (args.m > 64) {
-    const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
     return Ships(Variant::kWgM128StreamK) &&
-                   PrefillStreamKFirst(args.m, args.w.n, args.w.k, sms)
+                   PrefillStreamKFirst(args.m, args.w.n, args.w.k, Sms())
                ? WorkspaceBytes(Variant::kWgM128StreamK, args)
                : 0;
   }
@@ -177,6 +176,10 @@ absl::Status Fp8Gemm::CanImplementShape(Variant v, const GemmArgs& args) const {
                       StrCat("the flags and FP32 partials of its ", grid.x, " blocks")));
   }
   return RequireGridFits(spec.kernel, grid, device, StrCat("n=", n));
+}
+
+uint64_t Fp8Gemm::Sms() const {
+  return static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
 }
 
 LaunchDims Fp8Gemm::Dims(const VariantSpec& spec, uint32_t m, uint32_t n, uint32_t k) const {
@@ -315,7 +318,7 @@ bool PrefillStreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
 absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   absl::InlinedVector<Variant, 5> order;
   const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
-  const uint64_t sms = static_cast<uint64_t>(std::max(gpu_->device_info().sm_count, 1));
+  const uint64_t sms = Sms();
   // The seed's kernels where the tensor-core ones are not shipped (before sm_90) or refuse.
   const Variant seed = TileCount(kVariants[Variant::kM16W8], 1, args.w.n) <= sms
                            ? Variant::kM16W8
@@ -323,7 +326,8 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   // tc_m8's persistent blocks pay off when the 16-row tiles outnumber the blocks the SMs hold;
   // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
   const VariantSpec& tma = kVariants[Variant::kTcM8];
-  const bool many_tiles = TileCount(tma, 1, args.w.n) > Dims(tma, args.m, args.w.n, args.w.k).grid.x;
+  const bool many_tiles =
+      TileCount(tma, 1, args.w.n) > Dims(tma, args.m, args.w.n, args.w.k).grid.x;
   // tc_m8_f16 at M <= 2 where each of its blocks walks more than two tiles (H200, bench/NOTES.md
   // session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; session 24: no gain where the
   // blocks walk one or two tiles (qkv, o, down), and slower at M = 4 (18.2 vs 13.2 us on o),

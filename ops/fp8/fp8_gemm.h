@@ -173,6 +173,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // Grid, block and shared memory of a variant's launch over m rows (LaunchRows of them), n
   // columns and k.
   LaunchDims Dims(const VariantSpec& spec, uint32_t m, uint32_t n, uint32_t k) const;
+  // The device's multiprocessors (at least 1), which the dispatcher's rules count waves over.
+  uint64_t Sms() const;
 
   GpuBackend* gpu_ = nullptr;
   LoadedModule module_;

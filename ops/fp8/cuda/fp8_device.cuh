@@ -30,9 +30,30 @@ using device_kit::CpAsyncWait;
 using device_kit::MmaBf16;
 using device_kit::MmaF16;
 
-// Two E4M3 bytes placed in the high byte of each 16-bit half of `v` (zeros elsewhere) as BF16x2:
-// sign stays at bit 15, exponent and mantissa shift right by 4 into BF16's fields, which reads
-// as the value times 2^-120 (subnormals included); one exact multiply by 2^120 restores it.
+// Two E4M3 bytes of `v` as BF16x2, exactly (subnormals included), in four instructions. The
+// prmt (selector kSelect; a nibble with its high bit set fills its byte with the sign of the
+// byte it picks) lays out [sign(x1) x 8, x0, sign(x0) x 8, x1] for the bytes x0, x1 it picks;
+// rotating that right by 4 puts x0's exponent and mantissa at bits 4-10 and a copy of its sign
+// at bit 15, x1's at bits 20-26 and 31, and the mask keeps exactly those: BF16 fields that read
+// as the value times 2^-120, which one exact multiply by 2^120 restores. (The shift, mask and
+// separate sign merge of E4m3HighBytesToBf16x2 below take five; bench/NOTES.md, session 38.)
+template <uint32_t kSelect>
+__device__ __forceinline__ uint32_t E4m3BytesToBf16x2(uint32_t v) {
+  uint32_t laid;
+  asm("prmt.b32 %0, %1, 0, %2;\n" : "=r"(laid) : "r"(v), "n"(kSelect));
+  const uint32_t scaled = __funnelshift_r(laid, laid, 4) & 0x87f087f0u;
+  uint32_t out;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;\n"
+      : "=r"(out)
+      : "r"(scaled), "r"(0x7b807b80u), "r"(0x80008000u));  // · 2^120 + (-0)
+  return out;
+}
+
+// The five-instruction form, for two E4M3 bytes already in the high byte of each 16-bit half of
+// `v` (zeros elsewhere): shift the exponent and mantissa into BF16's fields, merge the sign, the
+// same multiply. Kept for wg_m128's fragments only: there it ran ~2 % faster than the form above
+// (1024 x 4096 x 14336 on an H100, same-run A/B; bench/NOTES.md session 38), where every other
+// kernel ran 1-7 % faster with the form above; why is not yet measured.
 __device__ __forceinline__ uint32_t E4m3HighBytesToBf16x2(uint32_t v) {
   const uint32_t scaled = ((v >> 4) & 0x07f007f0u) | (v & 0x80008000u);
   uint32_t out;
@@ -42,15 +63,20 @@ __device__ __forceinline__ uint32_t E4m3HighBytesToBf16x2(uint32_t v) {
   return out;
 }
 
+// Bytes 0 and 1 of `v` (two E4M3 values, in k order) as BF16x2.
+__device__ __forceinline__ uint32_t E4m3PairToBf16x2(uint32_t v) {
+  return E4m3BytesToBf16x2<0x1809>(v);
+}
+
 // W bytes k..k+3 of one column as the mma's two B registers: {k, k+1} and {k+2, k+3}.
 __device__ __forceinline__ void E4m3QuadToB(uint32_t quad, uint32_t (&b)[2]) {
-  b[0] = E4m3HighBytesToBf16x2(__byte_perm(quad, 0, 0x1404));
-  b[1] = E4m3HighBytesToBf16x2(__byte_perm(quad, 0, 0x3424));
+  b[0] = E4m3BytesToBf16x2<0x1809>(quad);
+  b[1] = E4m3BytesToBf16x2<0x3a2b>(quad);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
 // Bytes 0 and 1 of `v` (two E4M3 values) as F16x2, exactly (every E4M3 value is an F16 value):
-// one instruction, where the BF16 path takes ~5.
+// one instruction, where the BF16 path takes four.
 __device__ __forceinline__ uint32_t E4m3PairToF16x2(uint32_t v) {
   uint32_t out;
   asm("{\n.reg .b16 pair;\ncvt.u16.u32 pair, %1;\ncvt.rn.f16x2.e4m3x2 %0, pair;\n}\n"

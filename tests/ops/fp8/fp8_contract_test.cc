@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -1046,6 +1047,61 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
                                  ours);
     EXPECT_EQ(ours.failures, 0u) << kVariants[v].name << ": " << ours.first_failure;
     EXPECT_LT(ours.worst_error_ratio, 1.0) << kVariants[v].name;
+  }
+}
+
+// Every E4M3 code (the two NaN codes aside) through every kernel, bit for bit: weight row n
+// holds code n at one k (a different fragment position for each row), zeros elsewhere, under
+// power-of-two scales; activation rows of 1 and -2 make each output one exact product, so the
+// BF16 output is the code's value times its scale (and -2 times it) exactly. On the GPU this
+// checks each kernel's E4M3 -> BF16 conversion for signs, zeros, subnormals and ±448.
+TEST_P(Fp8ExecutionTest, EveryE4m3CodeReachesTheOutputExactly) {
+  constexpr uint32_t kM = 2, kN = 256, kK = 256;
+  Fp8BlockWeight w{.n = kN, .k = kK, .weight = std::vector<uint8_t>(uint64_t{kN} * kK)};
+  w.block_scale = {1.0f, 0.5f, 0.125f, 2.0f};  // [n block][k block]
+  for (uint32_t n = 0; n < kN; ++n) {
+    const uint8_t code = n == 0x7f || n == 0xff ? 0x00 : static_cast<uint8_t>(n);  // no NaN
+    w.weight[uint64_t{n} * kK + (n * 37) % kK] = code;
+  }
+  ASSERT_TRUE(Validate(w).ok());
+  std::vector<uint16_t> a(kM * kK);
+  for (uint32_t i = 0; i < kK; ++i) {
+    a[i] = FloatToBf16(1.0f);
+    a[kK + i] = FloatToBf16(-2.0f);
+  }
+  std::vector<uint16_t> expected(kM * kN);
+  for (uint32_t n = 0; n < kN; ++n) {
+    // (+ 0.0: a zero product summed with the other products' +0 is +0, whatever its sign.)
+    const double value = Dequantized(w, n, (n * 37) % kK);
+    expected[n] = FloatToBf16(static_cast<float>(value + 0.0));
+    expected[kN + n] = FloatToBf16(static_cast<float>(-2.0 * value + 0.0));
+  }
+  ASSERT_EQ(Bf16ToFloat(expected[0x7e]), 448.0f) << "code 0x7e is +448 under scale 1";
+  ASSERT_EQ(Bf16ToFloat(expected[0x01]), std::ldexp(1.0f, -9)) << "the least subnormal";
+  const UploadedWeight dw = Upload(w);
+  DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
+  for (Variant v :
+       {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
+        Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
+        Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
+        Variant::kWgM128}) {
+    SCOPED_TRACE(kVariants[v].name);
+    DeviceBuffer c =
+        testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
+    const absl::Status s =
+        gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_TRUE(gpu_->Synchronize().ok());
+    const std::vector<uint16_t> got = testing::DownloadVector<uint16_t>(c);
+    uint32_t differ = 0;
+    std::string first;
+    for (uint32_t i = 0; i < kM * kN; ++i) {
+      if (got[i] != expected[i] && differ++ == 0) {
+        first = StrCat("row ", i / kN, " code 0x", Hex(i % kN), ": got 0x",
+                       Hex(got[i]), ", expected 0x", Hex(expected[i]));
+      }
+    }
+    EXPECT_EQ(differ, 0u) << first;
   }
 }
 

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over a tree staged by scripts/gpu_stage.sh: every test executable, the
 # cuobjdump cross-check of signatures.txt, and the benchmarks. Logs go into one archive under
-# $OUT; a summary prints last. Usage: scripts/gpu_session.sh [STEP...] with steps tests, check,
-# perf, variants, bench (default: all of them). PERF_ARGS adds flags to the perf step.
+# $OUT, re-written after every step (a call returns at most 8 files, and one cut off at its limit
+# keeps the steps that finished); a summary prints last. Usage: scripts/gpu_session.sh [STEP...]
+# with steps tests, check, perf, variants, bench (the default: all of these), and tiles, profile,
+# issues (the figures issues 15 and 16 ask for: ~6 min) on request. PERF_ARGS adds flags to the
+# perf step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 steps=" ${*:-tests check perf variants bench} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 OUT=${OUT:-/tmp/gpuops_out}
-logs=$OUT/logs
-mkdir -p "$logs"
+logs=$(mktemp -d)/logs
+mkdir -p "$logs" "$OUT"
+archive() { tar -C "$(dirname "$logs")" -czf "$OUT/logs.tar.gz" logs; }
 export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Tests that run the tool or read sources find them here, not at the build machine's paths.
 export GPUOPS_TOOL_PATH=$PWD/.gpu/bin/gpuops GPUOPS_SOURCE_DIR=$PWD
@@ -29,6 +33,7 @@ if [ -z "${GPUOPS_CUBLASLT:-}" ]; then
 fi
 say "cuBLASLt: ${GPUOPS_CUBLASLT:-not found}"
 
+archive
 if want tests; then
   for t in .gpu/bin/*_test; do
     name=$(basename "$t")
@@ -61,6 +66,7 @@ if want tests; then
   done
 fi
 
+archive
 if want check; then
   .gpu/bin/gpuops info >"$logs/info.txt" 2>&1
   .gpu/bin/gpuops check --backend cuda >"$logs/check.txt" 2>&1
@@ -68,6 +74,7 @@ if want check; then
   grep -E 'FAIL|ERROR' "$logs/check.txt" | head -5 | tee -a "$summary"
 fi
 
+archive
 if want perf; then
   .gpu/bin/gpuops perf --csv "$OUT/perf.csv" --plot "$OUT/perf.svg" ${PERF_ARGS:-} >"$logs/perf.txt" 2>&1
   say "gpuops perf: rc=$?"
@@ -75,12 +82,14 @@ if want perf; then
   grep -E '^gpuops perf' "$logs/perf.txt" | head -5 | tee -a "$summary"
 fi
 
+archive
 if want variants; then
   .gpu/bin/gpuops perf --shapes variants --batch 10 --csv "$OUT/variants.csv" >"$logs/variants.txt" 2>&1
   say "gpuops perf --shapes variants: rc=$?"
   sed -n '/^| shape/,$p' "$logs/variants.txt" | tee -a "$summary"
 fi
 
+archive
 if want tiles; then
   # Both wgmma tile widths on the prefill shapes, to calibrate the dispatcher's choice.
   for v in wgmma_128x256 wgmma_128x128; do
@@ -89,6 +98,7 @@ if want tiles; then
   done
 fi
 
+archive
 if want profile; then
   # Nsight Compute on one launch of each Hopper kernel (clocks left alone).
   for spec in "wgmma:4096,4096,4096" "gemv:1,4096,4096"; do
@@ -103,6 +113,7 @@ if want profile; then
   done
 fi
 
+archive
 if want bench; then
   .gpu/bin/launch_overhead --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     >"$logs/launch_overhead.txt" 2>&1
@@ -112,5 +123,23 @@ if want bench; then
   grep -E '_median' "$logs/cuda_launch_overhead.txt" "$logs/launch_overhead.txt" | sed 's/^.*\.txt://' | tee -a "$summary"
 fi
 
-tar -C "$OUT" -czf "$OUT/logs.tar.gz" logs && rm -rf "$logs"
+if want issues; then
+  # Issue 16: the squares and the sweep twice (the first with its heat map); issue 15: FP8
+  # decode per launch and back to back, and M = 17..64, each against our BF16 on the same samples.
+  g=.gpu/bin/gpuops
+  figure() {  # figure NAME ARGS...: one perf run, its two summary lines in the summary
+    local name=$1; shift
+    "$g" perf "$@" --csv "$logs/$name.csv" >"$logs/$name.txt" 2>&1
+    say "$name: rc=$? $(grep -E '^(speedup|versus)' "$logs/$name.txt" | tr '\n' ' ')"
+    archive
+  }
+  figure square --op dense --shapes square --iterations 30 --no-read
+  figure sweep-1 --op dense --shapes sweep --iterations 10 --no-read --heatmap "$logs/sweep-1.svg"
+  figure fp8-decode-b1 --op fp8 --shapes decode --versus dense --iterations 20
+  figure fp8-decode-b10 --op fp8 --shapes decode --versus dense --iterations 20 --batch 10
+  figure fp8-batch --op fp8 --shapes batch --versus dense --iterations 20 --no-read
+  figure sweep-2 --op dense --shapes sweep --iterations 10 --no-read
+fi
+
+archive && rm -rf "$(dirname "$logs")"
 echo "=== summary"; cat "$summary"

@@ -889,9 +889,28 @@ class Fp8ExecutionTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(w.ok()) << w.status();
     return Upload(*w);
   }
+  // Variant `v` on A [m, k] and the uploaded weight: C [m, n], poisoned before the launch; empty
+  // (after a failed expectation) where the run or the synchronize fails.
+  std::vector<uint16_t> RunVariant(Variant v, const DeviceBuffer& a, const UploadedWeight& w,
+                                   uint32_t m, uint32_t n) {
+    DeviceBuffer c =
+        testing::UploadVector(*gpu_, std::vector<uint16_t>(m * n, common::kBf16Poison));
+    const absl::Status run = gemm_->Run(v, {.a = a.span(), .w = w.view(), .c = c.span(), .m = m});
+    EXPECT_TRUE(run.ok()) << kVariants[v].name << ": " << run;
+    const absl::Status sync = run.ok() ? gpu_->Synchronize() : run;
+    EXPECT_TRUE(sync.ok()) << kVariants[v].name << ": " << sync;
+    return sync.ok() ? testing::DownloadVector<uint16_t>(c) : std::vector<uint16_t>();
+  }
   std::unique_ptr<GpuBackend> gpu_;
   std::optional<Fp8Gemm> gemm_;
 };
+
+// Every variant that runs without a workspace (the stream-K kernels need one).
+constexpr Variant kWorkspaceFreeVariants[] = {
+    Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
+    Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
+    Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
+    Variant::kWgM128};
 
 // One launch per projection fills its slot of a packed [m, q | k | v] row buffer (with gaps
 // between the slots); each slot equals the contiguous m16 result bit for bit, and no byte
@@ -1031,20 +1050,11 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
 
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  for (Variant v :
-       {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-        Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
-        Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
-        Variant::kWgM128}) {
-    DeviceBuffer c =
-        testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
-    const absl::Status s =
-        gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
-    ASSERT_TRUE(s.ok()) << s;
-    ASSERT_TRUE(gpu_->Synchronize().ok());
+  for (Variant v : kWorkspaceFreeVariants) {
+    const std::vector<uint16_t> got = RunVariant(v, a_dev, dw, kM, kN);
+    ASSERT_EQ(got.size(), kM * kN) << kVariants[v].name;
     verify::CheckStats ours;
-    verify::CheckTensorCoreBound(testing::DownloadVector<uint16_t>(c), kM, kN, cols, ref, abs_sum,
-                                 ours);
+    verify::CheckTensorCoreBound(got, kM, kN, cols, ref, abs_sum, ours);
     EXPECT_EQ(ours.failures, 0u) << kVariants[v].name << ": " << ours.first_failure;
     EXPECT_LT(ours.worst_error_ratio, 1.0) << kVariants[v].name;
   }
@@ -1080,19 +1090,10 @@ TEST_P(Fp8ExecutionTest, EveryE4m3CodeReachesTheOutputExactly) {
   ASSERT_EQ(Bf16ToFloat(expected[0x01]), std::ldexp(1.0f, -9)) << "the least subnormal";
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  for (Variant v :
-       {Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-        Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
-        Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
-        Variant::kWgM128}) {
+  for (Variant v : kWorkspaceFreeVariants) {
     SCOPED_TRACE(kVariants[v].name);
-    DeviceBuffer c =
-        testing::UploadVector(*gpu_, std::vector<uint16_t>(kM * kN, common::kBf16Poison));
-    const absl::Status s =
-        gemm_->Run(v, {.a = a_dev.span(), .w = dw.view(), .c = c.span(), .m = kM});
-    ASSERT_TRUE(s.ok()) << s;
-    ASSERT_TRUE(gpu_->Synchronize().ok());
-    const std::vector<uint16_t> got = testing::DownloadVector<uint16_t>(c);
+    const std::vector<uint16_t> got = RunVariant(v, a_dev, dw, kM, kN);
+    ASSERT_EQ(got.size(), kM * kN);
     uint32_t differ = 0;
     std::string first;
     for (uint32_t i = 0; i < kM * kN; ++i) {

@@ -323,11 +323,6 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant seed = TileCount(kVariants[Variant::kM16W8], 1, args.w.n) <= sms
                            ? Variant::kM16W8
                            : (contiguous ? Variant::kM16 : Variant::kM16Strided);
-  // tc_m8's persistent blocks pay off when the 16-row tiles outnumber the blocks the SMs hold;
-  // below that, one block a tile with register loads starts faster (bench/NOTES.md, run 37).
-  const VariantSpec& tma = kVariants[Variant::kTcM8];
-  const bool many_tiles =
-      TileCount(tma, 1, args.w.n) > Dims(tma, args.m, args.w.n, args.w.k).grid.x;
   // tc_m8_f16 at M <= 2 where each of its blocks walks more than two tiles (H200, bench/NOTES.md
   // session 6: gate_up 39.2 vs 43.1 us, lm_head 130.7 vs 146.2; session 24: no gain where the
   // blocks walk one or two tiles (qkv, o, down), and slower at M = 4 (18.2 vs 13.2 us on o),
@@ -335,6 +330,19 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const VariantSpec& f16 = kVariants[Variant::kTcM8F16];
   const bool f16_full =
       TileCount(f16, 1, args.w.n) > 2 * uint64_t{Dims(f16, args.m, args.w.n, args.w.k).grid.x};
+  // M <= 8 outside tc_m8_f16: the register-load kernels, one block a 16-row tile: tc_m8_ldg (8
+  // warps a tile, two blocks an SM) while its tiles fit one round of its blocks, else
+  // tc_m8_ldg_w4 (4 warps, four blocks an SM), which starts up to twice as many at once and deals
+  // any later rounds in smaller blocks; then tc_m8 (TMA rings, persistent). Measured per launch
+  // on an H100, interleaved (bench/NOTES.md session 39): w4 against tc_m8_ldg 1.03-1.17x faster
+  // on 265-396 tiles (6 held-out shapes, M = 1-8), 1.09-1.11x on 512 and 1792 tiles; on 256
+  // tiles or fewer (o, down) 0.94-0.99x, as it halves the warps an SM. Against tc_m8, which
+  // sessions 6-37 picked past 396 tiles (3 blocks an SM): 1.01-1.19x faster on 9 of 10 shapes
+  // (M = 1-8, 448-8016 tiles), 0.93x on one (5 x 18944 x 3584).
+  const VariantSpec& ldg8 = kVariants[Variant::kTcM8Ldg];
+  const Variant ldg = TileCount(ldg8, 1, args.w.n) > ldg8.extra.blocks_per_sm * sms
+                          ? Variant::kTcM8LdgW4
+                          : Variant::kTcM8Ldg;
   // M = 17..64, and M = 9..16 on weights of 64 MiB and more (DispatchesToWgmma), on wgmma (sm_90a):
   // wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
@@ -379,14 +387,11 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
       order.insert(order.end(), {Variant::kM64, Variant::kTcM64});
     }
   } else if (args.m <= 2 && f16_full) {
-    order = {Variant::kTcM8F16, Variant::kTcM8, Variant::kTcM8Ldg, Variant::kTcM16, seed};
+    order = {Variant::kTcM8F16, ldg, Variant::kTcM8, Variant::kTcM16, seed};
   } else if (args.m > 8) {
     order = {Variant::kTcM16, seed};
   } else {
-    order = many_tiles ? absl::InlinedVector<Variant, 5>{Variant::kTcM8, Variant::kTcM8Ldg,
-                                                         Variant::kTcM16, seed}
-                       : absl::InlinedVector<Variant, 5>{Variant::kTcM8Ldg, Variant::kTcM8,
-                                                         Variant::kTcM16, seed};
+    order = {ldg, Variant::kTcM8, Variant::kTcM16, seed};
   }
   absl::Status last = absl::FailedPreconditionError("fp8: no variant");
   for (Variant v : order) {

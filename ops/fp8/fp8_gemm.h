@@ -135,12 +135,14 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   // from PlannedGemm (family_kit.h).
 
   // The dispatcher (tensor-core variants only; the scalar ones run only when named), measured on
-  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-38, sessions 6, 8 and 9):
+  // the H200 on the Llama-3-8B shapes (bench/NOTES.md, runs 35-38, sessions 6, 8 and 9; M <= 8
+  // on an H100 in session 39):
   //   M <= 2:     tc_m8_f16 (where its warps stage the rows) when its 16-row tiles outnumber
   //               twice its blocks;
-  //   M <= 8:     tc_m8 (sm_90: TMA rings, persistent) when its 16-row tiles outnumber the
-  //               blocks the SMs hold (gate_up, lm_head), else tc_m8_ldg (one block a tile,
-  //               register loads: qkv, o, down); then the other, then tc_m16;
+  //   M <= 8:     the register-load kernels (one block a 16-row tile): tc_m8_ldg (two blocks
+  //               an SM) while the tiles fit one round of them (o, down), else tc_m8_ldg_w4
+  //               (four blocks an SM of 4 warps: qkv, gate_up, lm_head; measured on an H100,
+  //               session 39); then tc_m8 (sm_90: TMA rings, persistent), then tc_m16;
   //   M <= 16:    tc_m16, unless DispatchesToWgmma (weights of 64 MiB and more): then as below;
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for

@@ -47,6 +47,7 @@ enum class Variant : uint8_t {
   kWgM64StreamK,
   kWgM128,
   kWgM128StreamK,
+  kTcM8LdgW4,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -64,8 +65,8 @@ struct Fp8Extra {
   bool stages_a = true;
   // The op runs the kernel once per max_m-row slab of A and C, so any M is served.
   bool row_slabs = false;
-  // Persistent variants: the most blocks a multiprocessor holds (the grid is
-  // min(tiles, blocks_per_sm x SMs)).
+  // The most blocks a multiprocessor holds (the kernel's launch bounds): persistent variants' grid
+  // is min(tiles, blocks_per_sm x SMs); for the others the dispatcher counts their waves with it.
   uint32_t blocks_per_sm = 1;
   // tc_m8_f16: each warp stages its k range of the activation rows in shared memory, so m rows
   // of k must fit it (TcM8F16Tile::StagesFit).
@@ -180,7 +181,8 @@ inline constexpr VariantTable kVariants(
          .k_multiple = 128,
          .max_m = TcM8LdgTile::kMaxM,
          .summary = "M <= 8 (any target): tc_m8's math with the weights loaded straight into "
-                    "registers, double-buffered, one block a 16-row tile (no TMA)"},
+                    "registers, double-buffered, one block a 16-row tile (no TMA)",
+         .extra = {.blocks_per_sm = TcM8LdgTile::kBlocksPerSm}},
         {.variant = Variant::kGemv,
          .name = "gemv",
          .kernel = "w8a16_gemv_batch16",
@@ -365,6 +367,19 @@ inline constexpr VariantTable kVariants(
          .summary = "wg_m128's tiles stream-K: one block an SM, each an equal share of all "
                     "tiles' 128-k blocks, for problems whose tiles fill the SMs' waves poorly",
          .extra = {.blocks_per_sm = WgM128StreamKTile::kBlocksPerSm}},
+        {.variant = Variant::kTcM8LdgW4,
+         .name = "tc_m8_ldg_w4",
+         .kernel = "w8a16_gemv_tc_m8_ldg_w4",
+         .shape = ArgShape::kStrided,
+         .tile_m = TcM8LdgW4Tile::kMaxM,
+         .tile_n = TcM8LdgW4Tile::kN,
+         .block = {TcM8LdgW4Tile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM8LdgW4Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = TcM8LdgW4Tile::kMaxM,
+         .summary = "tc_m8_ldg with 4 warps a tile and four blocks an SM: every tile starts at "
+                    "once where tc_m8_ldg's would run in a second, partial wave",
+         .extra = {.blocks_per_sm = TcM8LdgW4Tile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

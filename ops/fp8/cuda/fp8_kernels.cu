@@ -17,6 +17,7 @@ using gpuops::ops::fp8::TcM8F16Tile;
 using gpuops::ops::fp8::TcM32Tile;
 using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
+using gpuops::ops::fp8::TcM8LdgW4Tile;
 using gpuops::ops::fp8::TcM8Tile;
 using gpuops::ops::fp8::WgM32N64Split2Tile;
 using gpuops::ops::fp8::WgM32StreamKTile;
@@ -77,13 +78,23 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
 
 // Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
 // 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8.
-extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads)
+extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads, TcM8LdgTile::kBlocksPerSm)
     w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
                          const float* __restrict__ block_scale, bf16* __restrict__ output,
                          uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
                          uint32_t c_row_stride) {
   fp8_device::GemmWeightRowsLdg<TcM8LdgTile>(input, weight, block_scale, output, m, n, k,
                                              a_row_stride, c_row_stride);
+}
+
+// The same with 4 warps a 16-row tile (block 128, TcM8LdgW4Tile::kSharedBytes), four blocks an SM.
+extern "C" __global__ void __launch_bounds__(TcM8LdgW4Tile::kThreads, TcM8LdgW4Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m8_ldg_w4(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                            const float* __restrict__ block_scale, bf16* __restrict__ output,
+                            uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                            uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsLdg<TcM8LdgW4Tile>(input, weight, block_scale, output, m, n, k,
+                                               a_row_stride, c_row_stride);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

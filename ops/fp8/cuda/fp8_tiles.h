@@ -272,14 +272,23 @@ struct TcM8F16Tile : WeightRowsTile<1, 8, 4, 2> {
 // 128-k blocks, one batch in flight while the warp multiplies the previous one; the kWarps warps
 // split K into ranges of whole 128-k blocks and their FP32 partials meet in shared memory at the
 // end, added in warp order.
-template <uint32_t ActTiles, uint32_t Warps, uint32_t UnrollBlocks>
+// BlocksPerSm: the kernel's launch bounds (so at most 65536 / (32 Warps BlocksPerSm) registers a
+// thread), which the dispatcher reads as the blocks a multiprocessor holds at once.
+template <uint32_t ActTiles, uint32_t Warps, uint32_t UnrollBlocks, uint32_t BlocksPerSm>
 struct LdgRowsTile {
   static constexpr uint32_t kActTiles = ActTiles, kWarps = Warps, kUnrollBlocks = UnrollBlocks;
+  static constexpr uint32_t kBlocksPerSm = BlocksPerSm;
   static constexpr uint32_t kMaxM = 8 * ActTiles, kN = 16, kThreads = 32 * Warps;
   static constexpr uint32_t kSharedBytes = Warps * 16 * kMaxM * 4;
 };
-// w8a16_gemv_tc_m8_ldg: M <= 8, 8 warps, batches of two 128-k blocks.
-using TcM8LdgTile = LdgRowsTile<1, 8, 2>;
+// w8a16_gemv_tc_m8_ldg: M <= 8, 8 warps, batches of two 128-k blocks, two blocks an SM (128
+// registers).
+using TcM8LdgTile = LdgRowsTile<1, 8, 2, 2>;
+// w8a16_gemv_tc_m8_ldg_w4: the same body with 4 warps a tile and four blocks an SM, for tile
+// counts between two and three of tc_m8_ldg's blocks an SM, where its 16 warps an SM leave a
+// second, partial wave (qkv: 384 tiles on 132 SMs); here all of them start at once (bench/NOTES.md
+// session 39).
+using TcM8LdgW4Tile = LdgRowsTile<1, 4, 2, 4>;
 
 // w8a16_gemv_batch16 (and _strided): one thread per output column, every row up to 16.
 struct GemvTile {

@@ -695,23 +695,26 @@ TEST(Fp8EmulationTest, ATmaLaunchWithShortSharedMemoryOrAWrongMapIsRefused) {
 
 TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   // M <= 2: tc_m8_f16 where 16-row tiles outnumber twice its 2 blocks x 132 SMs.
-  // M <= 8: tc_m8 where they outnumber 3 blocks x 132 SMs, else tc_m8_ldg.
+  // M <= 8 otherwise: tc_m8_ldg up to its 2 blocks x 132 SMs of tiles, tc_m8_ldg_w4 (4 blocks an
+  // SM) past that.
   ASSERT_EQ(gpu_.device_info().sm_count, 132);
   EXPECT_EQ(Pick(1, 4096), "tc_m8_ldg") << "o: 256 tiles";
-  EXPECT_EQ(Pick(1, 8448), "tc_m8") << "528 tiles";
+  EXPECT_EQ(Pick(1, 4224), "tc_m8_ldg") << "264 tiles: one round of 2 an SM";
+  EXPECT_EQ(Pick(1, 4240), "tc_m8_ldg_w4") << "265 tiles";
+  EXPECT_EQ(Pick(1, 8448), "tc_m8_ldg_w4") << "528 tiles";
   EXPECT_EQ(Pick(1, 8464), "tc_m8_f16") << "529 tiles";
-  EXPECT_EQ(Pick(2, 6144), "tc_m8_ldg") << "qkv: 384 tiles";
+  EXPECT_EQ(Pick(2, 6144), "tc_m8_ldg_w4") << "qkv: 384 tiles";
   EXPECT_EQ(Pick(2, 28672), "tc_m8_f16") << "gate_up";
-  EXPECT_EQ(Pick(3, 6336), "tc_m8_ldg") << "396 tiles";
-  EXPECT_EQ(Pick(3, 6352), "tc_m8") << "397 tiles";
-  EXPECT_EQ(Pick(8, 28672), "tc_m8");
+  EXPECT_EQ(Pick(3, 6336), "tc_m8_ldg_w4") << "396 tiles";
+  EXPECT_EQ(Pick(3, 6352), "tc_m8_ldg_w4") << "397 tiles: no longer tc_m8 (session 39)";
+  EXPECT_EQ(Pick(8, 28672), "tc_m8_ldg_w4");
   EXPECT_EQ(Pick(1, 151937), "tc_m8_f16") << "odd vocab";
   auto one_row = gemm_->Pick(Args(1, 28672, 14336));
   ASSERT_TRUE(one_row.ok());
   EXPECT_EQ(*one_row, Variant::kTcM8F16) << "K = 14336: 1792 staged a warp";
   auto long_k = gemm_->Pick(Args(2, 28672, 14336));
   ASSERT_TRUE(long_k.ok());
-  EXPECT_EQ(*long_k, Variant::kTcM8) << "2 rows of K = 14336: more than tc_m8_f16 stages";
+  EXPECT_EQ(*long_k, Variant::kTcM8LdgW4) << "2 rows of K = 14336: more than tc_m8_f16 stages";
   EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
   // M = 9..16: tc_m16 on weights under 2^26 elements, the wgmma kernels from there on.
   EXPECT_EQ(Pick(9, 4096), "tc_m16") << "o";
@@ -821,7 +824,8 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_THAT(std::string(misaligned.status().message()), HasSubstr("a_row_stride=4100"));
 }
 
-// Before sm_90 the TMA kernels are not shipped: tc_m8_ldg serves M <= 8 and the seed's kernels
+// Before sm_90 the TMA kernels are not shipped: tc_m8_ldg (tc_m8_ldg_w4 past 2 blocks an SM of
+// tiles) serves M <= 8 and the seed's kernels
 // M <= 16, m16_w8 where its 32-column tiles number no more than the SMs (132 on the mock).
 TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   mock::RecordingBackend::Options options = testing::RecordOnly();
@@ -842,6 +846,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_FALSE(gemm->Ships(Variant::kWgM64StreamK));
   EXPECT_FALSE(gemm->Ships(Variant::kWgM128));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
+  EXPECT_TRUE(gemm->Ships(Variant::kTcM8LdgW4));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());
   const DeviceSpan any = DeviceSpan::Unchecked(*p);
@@ -856,7 +861,7 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
     return v.ok() ? std::string(kVariants[*v].name) : std::string();
   };
   EXPECT_EQ(pick(1, 4096), "tc_m8_ldg");
-  EXPECT_EQ(pick(8, 28672), "tc_m8_ldg");
+  EXPECT_EQ(pick(8, 28672), "tc_m8_ldg_w4") << "1792 tiles";
   EXPECT_EQ(pick(9, 4096), "m16_w8") << "o: 128 tiles";
   EXPECT_EQ(pick(16, 4224), "m16_w8") << "132 tiles";
   EXPECT_EQ(pick(16, 4256), "m16") << "133 tiles";
@@ -908,7 +913,7 @@ class Fp8ExecutionTest : public ::testing::TestWithParam<std::string> {
 // Every variant that runs without a workspace (the stream-K kernels need one).
 constexpr Variant kWorkspaceFreeVariants[] = {
     Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-    Variant::kTcM8Ldg, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
+    Variant::kTcM8Ldg, Variant::kTcM8LdgW4, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
     Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
     Variant::kWgM128};
 

@@ -4,7 +4,8 @@
 # $OUT, re-written after every step (a call returns at most 8 files, and one cut off at its limit
 # keeps the steps that finished); a summary prints last. Usage: scripts/gpu_session.sh [STEP...]
 # with steps tests, check, perf, variants, bench (the default: all of these), and tiles, profile,
-# issues (the figures issues 15 and 16 ask for: ~6 min) on request. PERF_ARGS adds flags to the
+# issues (the figures issues 15 and 16 ask for: ~6 min), fp8lab (bench/lab/fp8_decode_lab.cu,
+# built there with nvcc, beside tc_m16 on the same shapes: ~2 min) on request. PERF_ARGS adds flags to the
 # perf step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -139,6 +140,24 @@ if want issues; then
   figure fp8-decode-b10 --op fp8 --shapes decode --versus dense --iterations 20 --batch 10
   figure fp8-batch --op fp8 --shapes batch --versus dense --iterations 20 --no-read
   figure sweep-2 --op dense --shapes sweep --iterations 10 --no-read
+fi
+
+if want fp8lab; then
+  # The decode lab's register-load candidates against the same-size read, and production's tc_m16
+  # (TMA) on the lab's shapes at M = 12 / 16 for its two-tile candidates.
+  nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iops/fp8/cuda -Iops -Iruntime -I. \
+    bench/lab/fp8_decode_lab.cu -o "$logs/fp8_decode_lab" >"$logs/fp8lab-build.txt" 2>&1
+  timeout 300 "$logs/fp8_decode_lab" >"$logs/fp8lab.csv" 2>&1
+  say "fp8lab: rc=$? $(grep -vc '^#' "$logs/fp8lab.csv") rows"
+  rm -f "$logs/fp8_decode_lab"
+  shapes=""
+  for nk in 6144,4096 4096,4096 4096,14336 28672,4096 3584,18944 5120,5120 2048,8192 1536,8960 \
+            8192,3072; do shapes="$shapes --shape 12,$nk --shape 16,$nk"; done
+  # shellcheck disable=SC2086
+  .gpu/bin/gpuops perf --op 'fp8\.tc_m16' --shapes none --iterations 20 $shapes \
+    --csv "$logs/fp8lab-tc_m16.csv" >"$logs/fp8lab-tc_m16.txt" 2>&1
+  say "fp8lab tc_m16: rc=$?"
+  archive
 fi
 
 archive && rm -rf "$(dirname "$logs")"

@@ -3,10 +3,10 @@
 # cuobjdump cross-check of signatures.txt, and the benchmarks. Logs go into one archive under
 # $OUT, re-written after every step (a call returns at most 8 files, and one cut off at its limit
 # keeps the steps that finished); a summary prints last. Usage: scripts/gpu_session.sh [STEP...]
-# with steps tests, check, perf, variants, bench (the default: all of these), and tiles, profile,
-# issues (the figures issues 15 and 16 ask for: ~6 min), fp8lab (bench/lab/fp8_decode_lab.cu,
-# built there with nvcc, beside tc_m16 on the same shapes: ~2 min) on request. PERF_ARGS adds flags to the
-# perf step.
+# with steps tests, check, perf, variants, bench (the default: all of these), and on request
+# tiles, profile, issues (the figures issues 15 and 16 ask for, and the H200's losers forced:
+# ~7 min), fp8lab (bench/lab/fp8_decode_lab.cu, built there with nvcc, beside tc_m16 on the same
+# shapes: ~2 min). PERF_ARGS adds flags to the perf step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 steps=" ${*:-tests check perf variants bench} "
@@ -140,6 +140,11 @@ if want issues; then
   figure fp8-decode-b10 --op fp8 --shapes decode --versus dense --iterations 20 --batch 10
   figure fp8-batch --op fp8 --shapes batch --versus dense --iterations 20 --no-read
   figure sweep-2 --op dense --shapes sweep --iterations 10 --no-read
+  # The H200's five rows below 0.95 in session 33, each candidate tile forced beside the dispatcher
+  # (llama3.1-70b gate_up M = 192 / 256 and down M = 192, qwen2.5-7b and gemma2-9b down M = 512).
+  figure losers-forced --op 'dense|dense\.wgmma_(192x64|192x128|192x128_splitk|192x128_tail|128x128|128x128_pingpong|128x112|128x256_splitk)' \
+    --shapes none --iterations 10 --no-read --shape 192,57344,8192 --shape 256,57344,8192 \
+    --shape 192,8192,28672 --shape 512,3584,18944 --shape 512,3584,14336
 fi
 
 if want fp8lab; then

@@ -377,8 +377,8 @@ inline constexpr VariantTable kVariants(
          .shared_mem_bytes = TcM8LdgW4Tile::kSharedBytes,
          .k_multiple = 128,
          .max_m = TcM8LdgW4Tile::kMaxM,
-         .summary = "tc_m8_ldg with 4 warps a tile and four blocks an SM: every tile starts at "
-                    "once where tc_m8_ldg's would run in a second, partial wave",
+         .summary = "tc_m8_ldg with 4 warps a tile and four blocks an SM: twice its tiles at "
+                    "once, for tile counts past one round of tc_m8_ldg's blocks",
          .extra = {.blocks_per_sm = TcM8LdgW4Tile::kBlocksPerSm}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");

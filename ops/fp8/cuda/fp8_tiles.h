@@ -285,9 +285,9 @@ struct LdgRowsTile {
 // registers).
 using TcM8LdgTile = LdgRowsTile<1, 8, 2, 2>;
 // w8a16_gemv_tc_m8_ldg_w4: the same body with 4 warps a tile and four blocks an SM, for tile
-// counts between two and three of tc_m8_ldg's blocks an SM, where its 16 warps an SM leave a
-// second, partial wave (qkv: 384 tiles on 132 SMs); here all of them start at once (bench/NOTES.md
-// session 39).
+// counts past one round of tc_m8_ldg's blocks, where its 8-warp blocks would leave a second,
+// part-full round (qkv: 384 tiles, 264 at a time on 132 SMs); here twice as many start at once
+// and later rounds come in smaller blocks (bench/NOTES.md session 39).
 using TcM8LdgW4Tile = LdgRowsTile<1, 4, 2, 4>;
 
 // w8a16_gemv_batch16 (and _strided): one thread per output column, every row up to 16.

@@ -70,7 +70,7 @@ __device__ __forceinline__ uint32_t E4m3PairToBf16x2(uint32_t v) {
 
 // W bytes k..k+3 of one column as the mma's two B registers: {k, k+1} and {k+2, k+3}.
 __device__ __forceinline__ void E4m3QuadToB(uint32_t quad, uint32_t (&b)[2]) {
-  b[0] = E4m3BytesToBf16x2<0x1809>(quad);
+  b[0] = E4m3PairToBf16x2(quad);
   b[1] = E4m3BytesToBf16x2<0x3a2b>(quad);
 }
 

@@ -910,12 +910,15 @@ class Fp8ExecutionTest : public ::testing::TestWithParam<std::string> {
   std::optional<Fp8Gemm> gemm_;
 };
 
-// Every variant that runs without a workspace (the stream-K kernels need one).
-constexpr Variant kWorkspaceFreeVariants[] = {
-    Variant::kM16, Variant::kM16W8, Variant::kM64, Variant::kTcM8, Variant::kTcM16,
-    Variant::kTcM8Ldg, Variant::kTcM8LdgW4, Variant::kGemv, Variant::kTcM8F16, Variant::kTcM32, Variant::kTcM64,
-    Variant::kWgM32, Variant::kWgM64, Variant::kWgM32N64Split2, Variant::kWgM64N64Split2,
-    Variant::kWgM128};
+// Every variant that runs without a workspace (all but the stream-K kernels), read from the
+// table so that a new variant is covered without a list to update.
+std::vector<Variant> WorkspaceFreeVariants() {
+  std::vector<Variant> out;
+  for (const VariantSpec& spec : kVariants.rows()) {
+    if (spec.shape != ArgShape::kStreamK) out.push_back(spec.variant);
+  }
+  return out;
+}
 
 // One launch per projection fills its slot of a packed [m, q | k | v] row buffer (with gaps
 // between the slots); each slot equals the contiguous m16 result bit for bit, and no byte
@@ -1055,7 +1058,7 @@ TEST_P(Fp8ExecutionTest, TheFp32FoldStaysInTheBoundWhereABf16FoldLeavesIt) {
 
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  for (Variant v : kWorkspaceFreeVariants) {
+  for (Variant v : WorkspaceFreeVariants()) {
     const std::vector<uint16_t> got = RunVariant(v, a_dev, dw, kM, kN);
     ASSERT_EQ(got.size(), kM * kN) << kVariants[v].name;
     verify::CheckStats ours;
@@ -1095,7 +1098,7 @@ TEST_P(Fp8ExecutionTest, EveryE4m3CodeReachesTheOutputExactly) {
   ASSERT_EQ(Bf16ToFloat(expected[0x01]), std::ldexp(1.0f, -9)) << "the least subnormal";
   const UploadedWeight dw = Upload(w);
   DeviceBuffer a_dev = testing::UploadVector(*gpu_, a);
-  for (Variant v : kWorkspaceFreeVariants) {
+  for (Variant v : WorkspaceFreeVariants()) {
     SCOPED_TRACE(kVariants[v].name);
     const std::vector<uint16_t> got = RunVariant(v, a_dev, dw, kM, kN);
     ASSERT_EQ(got.size(), kM * kN);

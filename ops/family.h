@@ -99,6 +99,9 @@ absl::StatusOr<DeviceSpan> TraceBuffer(GpuBackend& gpu, uint64_t bytes, std::str
 struct PerfProblem {
   std::string name;  // "qkv", "sq4096", "4096x4096x4096"
   uint32_t m = 0, n = 0, k = 0;
+  // The weight is written once and never by a launch that may still run (perf --weight-settled):
+  // a family whose GemmArgs has weight_settled passes it on.
+  bool weight_settled = false;
 };
 
 // One prepared problem on the GPU, launched by the timing loop. The tool keeps a subject alive

@@ -73,6 +73,7 @@ class QuantizedPerfSubject final : public PerfSubject {
     auto args = [&](const typename Traits::Uploaded& u) {
       auto a = Traits::Args(s->a_.span(), u, s->c_.span(), p.m);
       if constexpr (requires { a.workspace; }) a.workspace = s->workspace_.span();
+      if constexpr (requires { a.weight_settled; }) a.weight_settled = p.weight_settled;
       return a;
     };
     if constexpr (requires { args(s->weights_[0]).workspace; }) {

@@ -24,12 +24,12 @@
 using fp8_device::bf16;
 using gpuops::ops::fp8::LdgRowsTile;
 
-template <class Tile>
+template <class Tile, bool kOverlap>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSm)
     Ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
         const float* __restrict__ scale, bf16* __restrict__ output, uint32_t m, uint32_t n,
         uint32_t k) {
-  fp8_device::GemmWeightRowsLdg<Tile>(input, weight, scale, output, m, n, k, k, n);
+  fp8_device::GemmWeightRowsLdg<Tile, kOverlap>(input, weight, scale, output, m, n, k, k, n);
 }
 
 __global__ void Stream(const uint4* __restrict__ p, size_t n16, uint32_t* sink) {
@@ -50,10 +50,11 @@ struct Candidate {
   const char* name;
   KernelFn fn;
   uint32_t threads, smem, max_m;
+  bool overlap;  // launched with programmatic stream serialization (weights read before the wait)
 };
-template <class Tile>
+template <class Tile, bool kOverlap = false>
 Candidate Make(const char* name) {
-  return {name, Ldg<Tile>, Tile::kThreads, Tile::kSharedBytes, Tile::kMaxM};
+  return {name, Ldg<Tile, kOverlap>, Tile::kThreads, Tile::kSharedBytes, Tile::kMaxM, kOverlap};
 }
 
 static float Median(std::vector<float> v) {
@@ -77,6 +78,10 @@ int main() {
       Make<LdgRowsTile<1, 8, 1, 3>>("w8u1_b3"),      Make<LdgRowsTile<2, 8, 2, 2>>("m16_w8u2_b2"),
       Make<LdgRowsTile<2, 4, 2, 4>>("m16_w4u2_b4"),  Make<LdgRowsTile<2, 8, 1, 2>>("m16_w8u1_b2"),
       Make<LdgRowsTile<2, 4, 1, 4>>("m16_w4u1_b4"),
+      // Session 40: programmatic dependent launch (each launch streams its weights while the
+      // previous one finishes; changes only the back-to-back column).
+      Make<LdgRowsTile<1, 8, 2, 2>, true>("ldg_w8u2_pdl"), Make<LdgRowsTile<1, 4, 2, 4>, true>("ldg_w4u2_pdl"),
+      Make<LdgRowsTile<2, 8, 1, 2>, true>("m16_w8u1_b2_pdl"),
   };
   for (auto& c : cands) {
     cudaFuncAttributes a;
@@ -140,8 +145,18 @@ int main() {
         if (cd.max_m < m) continue;
         runs.push_back(&cd);
         launch.push_back([&, cd](int c) {
-          cd.fn<<<(sh.n + 15) / 16, cd.threads, cd.smem>>>(act, wbuf[c], sbuf[c], out, m, sh.n,
-                                                          sh.k);
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3((sh.n + 15) / 16);
+          cfg.blockDim = dim3(cd.threads);
+          cfg.dynamicSmemBytes = cd.smem;
+          cudaLaunchAttribute attr{};
+          attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          attr.val.programmaticStreamSerializationAllowed = 1;
+          cfg.attrs = &attr;
+          cfg.numAttrs = cd.overlap ? 1 : 0;
+          CK(cudaLaunchKernelEx(&cfg, cd.fn, static_cast<const bf16*>(act),
+                                static_cast<const uint8_t*>(wbuf[c]),
+                                static_cast<const float*>(sbuf[c]), out, m, sh.n, sh.k));
         });
       }
       std::vector<std::vector<float>> t1(launch.size()), t10(launch.size());

@@ -77,12 +77,14 @@ class Fp8Family final : public Family {
         [](ShapeSet set, Variant v) { return CheckShapes(set, v); });
   }
 
-  // Params m, n, k, and lda / ldc (A's and C's row pitches in elements; default k and n).
+  // Params m, n, k, lda / ldc (A's and C's row pitches in elements; default k and n) and
+  // weight_settled (0 or 1, GemmArgs::weight_settled; default 0).
   absl::StatusOr<TraceResult> Trace(GpuBackend& gpu, std::string_view op,
                                     const ProblemParams& params) const override {
     GPUOPS_ASSIGN_OR_RETURN(std::optional<Variant> variant, ParseVariantOp(kVariants, op));
     const std::string op_name = op.empty() ? "fp8" : StrCat("fp8.", op);
-    GPUOPS_RETURN_IF_ERROR(OnlyParams(params, op_name, {"m", "n", "k", "lda", "ldc"}));
+    GPUOPS_RETURN_IF_ERROR(
+        OnlyParams(params, op_name, {"m", "n", "k", "lda", "ldc", "weight_settled"}));
     GemmArgs args;
     for (auto [field, name] : {std::pair{&args.m, "m"}, {&args.w.n, "n"}, {&args.w.k, "k"}}) {
       GPUOPS_ASSIGN_OR_RETURN(std::optional<uint32_t> value, ParamU32(params, name));
@@ -93,6 +95,12 @@ class Fp8Family final : public Family {
       GPUOPS_ASSIGN_OR_RETURN(std::optional<uint32_t> value, ParamU32(params, name));
       *field = value.value_or(0);
     }
+    GPUOPS_ASSIGN_OR_RETURN(std::optional<uint32_t> settled, ParamU32(params, "weight_settled"));
+    if (settled.value_or(0) > 1) {
+      return absl::InvalidArgumentError(
+          StrCat(op_name, " takes weight_settled 0 or 1, got ", *settled));
+    }
+    args.weight_settled = settled.value_or(0) == 1;
     GPUOPS_ASSIGN_OR_RETURN(Fp8Gemm gemm, Fp8Gemm::Load(gpu));
     TraceResult result;
     const GemmExtents need = ExtentsOf(args);
@@ -143,6 +151,11 @@ class Fp8Family final : public Family {
     }
     for (auto [m, n] : {std::pair{1u, 4096u}, {16u, 28672u}, {33u, 4096u}, {300u, 151937u}}) {
       cases.push_back(trace("fp8", m, n, 4096));
+    }
+    // A settled weight: the dispatcher's register-load pick launched overlapping the previous one.
+    for (auto [m, n] : {std::pair{1u, 4096u}, {8u, 6144u}}) {
+      cases.push_back(trace("fp8", m, n, 4096));
+      cases.back().params.push_back({"weight_settled", "1"});
     }
     return cases;
   }

@@ -82,6 +82,12 @@ struct GemmArgs {
   // Zero-filled scratch for the stream-K variants (WorkspaceBytes); they leave it zero-filled.
   // Optional for the dispatcher (GemmWorkspaceBytes).
   DeviceSpan workspace;
+  // True only when nothing that may still be running on the stream writes w (a weight written
+  // once at load time and synchronized, as in inference). The register-load decode kernels
+  // (tc_m8_ldg, tc_m8_ldg_w4) then launch overlapping the previous launch on the stream (CUDA
+  // on sm_90+: programmatic dependent launch): they stream w while it finishes and touch A and
+  // C only after it has. False: plain stream order.
+  bool weight_settled = false;
 
   uint32_t a_pitch() const { return lda == 0 ? w.k : lda; }
   uint32_t c_pitch() const { return ldc == 0 ? w.n : ldc; }

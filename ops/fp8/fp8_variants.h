@@ -74,6 +74,10 @@ struct Fp8Extra {
   // Blocks a cluster (compile-time in the kernel): each tile's K is split over that many blocks,
   // and the grid is ceil(N / tile_n) x cluster.
   uint32_t cluster = 1;
+  // The kernel reads only the weight and its scales before the previous launch on its stream has
+  // finished (griddepcontrol.wait before A and C, sm_90): given GemmArgs::weight_settled, the op
+  // launches it overlapping that launch (programmatic dependent launch).
+  bool overlaps_previous = false;
   friend constexpr bool operator==(Fp8Extra, Fp8Extra) = default;
 };
 
@@ -182,7 +186,7 @@ inline constexpr VariantTable kVariants(
          .max_m = TcM8LdgTile::kMaxM,
          .summary = "M <= 8 (any target): tc_m8's math with the weights loaded straight into "
                     "registers, double-buffered, one block a 16-row tile (no TMA)",
-         .extra = {.blocks_per_sm = TcM8LdgTile::kBlocksPerSm}},
+         .extra = {.blocks_per_sm = TcM8LdgTile::kBlocksPerSm, .overlaps_previous = true}},
         {.variant = Variant::kGemv,
          .name = "gemv",
          .kernel = "w8a16_gemv_batch16",
@@ -379,7 +383,7 @@ inline constexpr VariantTable kVariants(
          .max_m = TcM8LdgW4Tile::kMaxM,
          .summary = "tc_m8_ldg with 4 warps a tile and four blocks an SM: twice its tiles at "
                     "once, for tile counts past one round of tc_m8_ldg's blocks",
-         .extra = {.blocks_per_sm = TcM8LdgW4Tile::kBlocksPerSm}},
+         .extra = {.blocks_per_sm = TcM8LdgW4Tile::kBlocksPerSm, .overlaps_previous = true}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -60,6 +60,7 @@ struct PerfOptions {
   std::string iterations = "30";   // timed samples, each the median's input (a decimal >= 10)
   std::string batch = "1";         // back-to-back launches per sample (a decimal in 1..1000)
   bool no_read = false;            // skip each row's same-size read (a shorter run)
+  bool weight_settled = false;     // ops may overlap a launch with the one before it (GemmArgs)
   std::string versus;              // a family (its dispatcher) or "family.op" (that op) timed
                                    // on each row's shape, interleaved with ours ("": none)
   std::string csv, json, plot, heatmap;

@@ -95,6 +95,11 @@ int main(int argc, char** argv) {
                      "skip each row's same-size read (a read-only streaming kernel over exactly "
                      "the row's fewest bytes, timed interleaved with ours and cuBLAS's) and its "
                      "allocation: a shorter run, e.g. for --shapes sweep");
+  perf_cmd->add_flag("--weight-settled", perf.weight_settled,
+                     "tell the ops the weights are written once, never by a launch still "
+                     "running (as in inference): FP8's register-load decode kernels then "
+                     "overlap each launch with the one before it (programmatic dependent "
+                     "launch on sm_90+), which shows with --batch");
   // The families --versus takes, from the registry (a new family appears without an edit here).
   std::string families;
   for (const gpuops::ops::Family* family : gpuops::ops::AllFamilies()) {

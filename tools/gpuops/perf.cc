@@ -356,6 +356,7 @@ int RunPerf(const PerfOptions& o) {
   std::vector<Job> jobs;
   for (const auto& [op, problem] : MeasureOrder(selected.size(), problem_selected)) {
     jobs.push_back({selected[op].first, selected[op].second, (*problems)[problem]});
+    jobs.back().problem.weight_settled = o.weight_settled;
   }
   if (jobs.empty()) {
     std::fprintf(stderr, "gpuops perf: no shape matches --only '%s'\n", o.only.c_str());
@@ -442,13 +443,16 @@ int RunPerf(const PerfOptions& o) {
   report.read_roof_tbps = *roof;
   report.cublas = cublas.ok() ? (*cublas)->library() : "unavailable";
   report.batch = launches;
+  report.weight_settled = o.weight_settled;
   std::printf(
       "gpuops perf: %s, read roof %.2f TB/s (stream-read of 4 GiB); %s; each figure the median "
-      "of %d samples of %d back-to-back launch(es), interleaved; cuBLASLt %s\n",
+      "of %d samples of %d back-to-back launch(es)%s, interleaved; cuBLASLt %s\n",
       report.device.c_str(), *roof,
       o.no_read ? "no same-size read (--no-read)"
                 : "read = the same stream-read over each row's fewest bytes",
-      samples, launches, report.cublas.c_str());
+      samples, launches,
+      o.weight_settled ? " (weights settled: launches may overlap the one before)" : "",
+      report.cublas.c_str());
   int status = kExitOk;
   std::move(remove_created).Cancel();  // measuring starts: the outputs are the run's now
   std::ofstream csv;

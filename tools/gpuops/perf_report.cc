@@ -213,6 +213,7 @@ std::string PerfReport::Json() const {
                         {"cublaslt", cublas},
                         {"read_roof_tbps", number(read_roof_tbps)},
                         {"launches_per_sample", batch},
+                        {"weight_settled", weight_settled},
                         {"rows", std::move(out_rows)}};
   return doc.dump(2) + "\n";
 }

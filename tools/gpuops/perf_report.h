@@ -46,6 +46,7 @@ struct PerfReport {
   std::string cublas;
   double read_roof_tbps = NAN;
   int batch = 1;  // launches per timed sample
+  bool weight_settled = false;  // perf --weight-settled
   std::vector<PerfRow> rows;
 
   // Csv() is CsvHeader() followed by CsvRow(row) for every row: `gpuops perf --csv` writes the

@@ -379,7 +379,10 @@ __device__ __forceinline__ void WeightRowsStep(float (&inner)[kTiles][4], const 
 // rows g and g + 8 and for activation row g of each n8 tile; mma j of the step multiplies the
 // 4 k at 16q + 4j (the same permutation of k for both operands). Rows past N or M read row N-1
 // or M-1 (branch-free loads), whose products land in outputs that are never stored.
-template <typename Tile>
+// kOverlapPrevious (sm_90, a launch with programmatic stream serialization): the block lets the
+// next launch start at once and reads only the weights and scales before the previous launch
+// on the stream has finished (griddepcontrol.wait before the first activation load).
+template <typename Tile, bool kOverlapPrevious = false>
 __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input,
                                                const uint8_t* __restrict__ weight,
                                                const float* __restrict__ block_scale,
@@ -405,6 +408,16 @@ __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input
   const uint32_t b_end = min(kblocks, b_begin + per_warp);
   const float* scales = block_scale + uint64_t{row0 / 128} * kblocks;
   float outer[kTiles][4] = {};
+  bool previous_done = !kOverlapPrevious;
+  auto wait_previous = [&] {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (!previous_done) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+    previous_done = true;
+  };
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kOverlapPrevious) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
 
   auto fold = [&](const float (&inner)[kTiles][4], float scale) {
 #pragma unroll
@@ -429,6 +442,7 @@ __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input
     }
   };
   auto multiply = [&](const Batch& wv, uint32_t b0) {
+    wait_previous();
     uint4 xv[kUnroll][2][kTiles][2];
     float sc[kUnroll];
 #pragma unroll
@@ -466,6 +480,7 @@ __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input
       b += kUnroll;
     }
   }
+  wait_previous();
   for (; b < b_end; ++b) {  // fewer than kUnroll blocks left
     float inner[kTiles][4] = {};
 #pragma unroll

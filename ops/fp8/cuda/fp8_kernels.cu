@@ -77,14 +77,16 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
 }
 
 // Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
-// 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8.
+// 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8. Both register-load kernels let
+// the next launch start at once and wait for the previous one (griddepcontrol, sm_90) before
+// reading A: launched overlapping it when the caller's weight is settled (GemmArgs).
 extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads, TcM8LdgTile::kBlocksPerSm)
     w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
                          const float* __restrict__ block_scale, bf16* __restrict__ output,
                          uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
                          uint32_t c_row_stride) {
-  fp8_device::GemmWeightRowsLdg<TcM8LdgTile>(input, weight, block_scale, output, m, n, k,
-                                             a_row_stride, c_row_stride);
+  fp8_device::GemmWeightRowsLdg<TcM8LdgTile, true>(
+      input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }
 
 // The same with 4 warps a 16-row tile (block 128, TcM8LdgW4Tile::kSharedBytes), four blocks an SM.
@@ -93,8 +95,8 @@ extern "C" __global__ void __launch_bounds__(TcM8LdgW4Tile::kThreads, TcM8LdgW4T
                             const float* __restrict__ block_scale, bf16* __restrict__ output,
                             uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
                             uint32_t c_row_stride) {
-  fp8_device::GemmWeightRowsLdg<TcM8LdgW4Tile>(input, weight, block_scale, output, m, n, k,
-                                               a_row_stride, c_row_stride);
+  fp8_device::GemmWeightRowsLdg<TcM8LdgW4Tile, true>(
+      input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -146,6 +146,43 @@ TEST_F(Fp8ContractTest, StridedPassesBothRowPitchesLast) {
       << "pitch 0 means contiguous";
 }
 
+TEST_F(Fp8ContractTest, OnlyASettledWeightLetsTheRegisterLoadKernelsOverlapThePreviousLaunch) {
+  // The variants table says which kernels wait for the previous launch before touching A and C.
+  std::vector<std::string> overlapping;
+  for (const VariantSpec& s : kVariants.rows()) {
+    if (s.extra.overlaps_previous) overlapping.push_back(std::string(s.name));
+  }
+  EXPECT_THAT(overlapping, ElementsAre("tc_m8_ldg", "tc_m8_ldg_w4"));
+  size_t ran = 0;
+  for (const VariantSpec& s : kVariants.rows()) {
+    for (const bool settled : {false, true}) {
+      GemmArgs args = Args(s.max_m == 0 ? 128 : std::min<uint32_t>(s.max_m, 8), 4096, 4096);
+      args.weight_settled = settled;
+      if (const uint64_t ws = gemm_->WorkspaceBytes(s.variant, args); ws > 0) {
+        args.workspace = DeviceSpan::Unchecked(a_);
+      }
+      if (!gemm_->CanImplement(s.variant, args).ok()) continue;
+      gpu_.ClearLaunches();
+      const absl::Status run = gemm_->Run(s.variant, args);
+      ASSERT_TRUE(run.ok()) << s.name << ": " << run;
+      ASSERT_FALSE(gpu_.launches().empty()) << s.name;
+      ++ran;
+      for (const auto& launch : gpu_.launches()) {
+        EXPECT_EQ(launch.overlaps_previous, settled && s.extra.overlaps_previous)
+            << s.name << (settled ? " with" : " without") << " a settled weight";
+      }
+    }
+  }
+  EXPECT_GE(ran, 2 * (kVariants.size() - 4)) << "most variants take M = 8 (or 128) x 4096 x 4096";
+  // The dispatcher's pick carries it too (o at M = 1: tc_m8_ldg).
+  GemmArgs o = Args(1, 4096, 4096);
+  o.weight_settled = true;
+  gpu_.ClearLaunches();
+  ASSERT_TRUE(gemm_->Gemm(o).ok());
+  ASSERT_THAT(gpu_.launches(), ElementsAre(KernelNamed("w8a16_gemv_tc_m8_ldg")));
+  EXPECT_TRUE(gpu_.launches()[0].overlaps_previous);
+}
+
 TEST_F(Fp8ContractTest, M64RunsLargerMIn64RowSlabs) {
   const absl::Status s = gemm_->Run(Variant::kM64, Args(100, 512, 256, 264, 520));
   ASSERT_TRUE(s.ok()) << s;

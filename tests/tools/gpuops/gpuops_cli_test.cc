@@ -79,6 +79,9 @@ INSTANTIATE_TEST_SUITE_P(
         UsageError{"TraceMissingShape", "trace dense --m 1 --n 64", "dense needs k"},
         UsageError{"TraceParameterTheOpDoesNotTake", "trace dense --m 1 --n 64 --k 64 --param x=1",
                    "dense takes no parameter 'x'"},
+        UsageError{"TraceWeightSettledNotABool",
+                   "trace fp8 --m 1 --n 4096 --k 4096 --param weight_settled=2",
+                   "fp8 takes weight_settled 0 or 1, got 2"},
         UsageError{"TraceShapeTheVariantCannotRun", "trace dense.tc --m 1 --n 151937 --k 4096",
                    "n=151937 is not a multiple of 8"},
         UsageError{"TraceOctalLookingShape", "trace dense --m 010 --n 64 --k 64",
@@ -135,6 +138,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "--batch '0' is not a decimal integer in 1..1000"},
         // --no-read is a flag that parses: the error is the next check's, not CLI11's.
         UsageError{"PerfNoReadOnTheMock", "perf --no-read --backend mock", "use --backend cuda"},
+        UsageError{"PerfWeightSettledOnTheMock", "perf --weight-settled --backend mock",
+                   "use --backend cuda"},
         // Output paths are checked before anything is measured (or a backend is even looked for).
         UsageError{"PerfCsvInAMissingFolder", "perf --csv /nonexistent-gpuops-dir/rows.csv",
                    "cannot write --csv '/nonexistent-gpuops-dir/rows.csv': No such file"},
@@ -158,6 +163,7 @@ TEST(GpuopsCliTest, PerfHelpNamesTheSameSizeReadAndItsSkipFlag) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("--no-read"));
   EXPECT_THAT(r.output, HasSubstr("same-size read"));
+  EXPECT_THAT(r.output, HasSubstr("--weight-settled"));
 }
 
 TEST(GpuopsCliTest, InfoSaysWhetherCudaIsAvailableAndWhy) {

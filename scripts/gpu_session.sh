@@ -138,6 +138,8 @@ if want issues; then
   figure sweep-1 --op dense --shapes sweep --iterations 10 --no-read --heatmap "$logs/sweep-1.svg"
   figure fp8-decode-b1 --op fp8 --shapes decode --versus dense --iterations 20
   figure fp8-decode-b10 --op fp8 --shapes decode --versus dense --iterations 20 --batch 10
+  figure fp8-decode-b10-settled --op fp8 --shapes decode --versus dense --iterations 20 --batch 10 \
+    --weight-settled
   figure fp8-batch --op fp8 --shapes batch --versus dense --iterations 20 --no-read
   figure sweep-2 --op dense --shapes sweep --iterations 10 --no-read
   # The H200's five rows below 0.95 in session 33, each candidate tile forced beside the dispatcher

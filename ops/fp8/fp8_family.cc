@@ -152,8 +152,8 @@ class Fp8Family final : public Family {
     for (auto [m, n] : {std::pair{1u, 4096u}, {16u, 28672u}, {33u, 4096u}, {300u, 151937u}}) {
       cases.push_back(trace("fp8", m, n, 4096));
     }
-    // A settled weight: the dispatcher's register-load pick launched overlapping the previous one.
-    for (auto [m, n] : {std::pair{1u, 4096u}, {8u, 6144u}}) {
+    // A settled weight: the dispatcher's decode picks launched overlapping the previous launch.
+    for (auto [m, n] : {std::pair{1u, 4096u}, {8u, 6144u}, {1u, 28672u}, {16u, 4096u}}) {
       cases.push_back(trace("fp8", m, n, 4096));
       cases.back().params.push_back({"weight_settled", "1"});
     }

@@ -262,9 +262,7 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
       GPUOPS_ASSIGN_OR_RETURN(const Fp8TmaArgs a, tma_list(Fp8TmaArgs{}));
       plan.launches.push_back(tma->Launch(*gpu_, dims, a));
     } else if (const auto* kernel = kernels_.Get<Fp8StridedArgs>(v)) {
-      plan.launches.push_back(kernel->Launch(*gpu_, dims, list)
-                                  .overlap_previous(args.weight_settled &&
-                                                    spec.extra.overlaps_previous));
+      plan.launches.push_back(kernel->Launch(*gpu_, dims, list));
     } else if (const auto* contiguous = kernels_.Get<Fp8Args>(v)) {
       plan.launches.push_back(contiguous->Launch(*gpu_, dims,
                                                  {.input = list.input,
@@ -277,6 +275,9 @@ absl::StatusOr<GemmPlan> Fp8Gemm::PlanAccepted(Variant v, const GemmArgs& args) 
     } else {
       return absl::InternalError(StrCat(spec.kernel, ": bound to no argument list"));
     }
+  }
+  if (args.weight_settled && spec.extra.overlaps_previous) {
+    for (KernelLaunch& launch : plan.launches) launch.overlap_previous();
   }
   return plan;
 }

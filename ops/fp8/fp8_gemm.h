@@ -83,10 +83,10 @@ struct GemmArgs {
   // Optional for the dispatcher (GemmWorkspaceBytes).
   DeviceSpan workspace;
   // True only when nothing that may still be running on the stream writes w (a weight written
-  // once at load time and synchronized, as in inference). The register-load decode kernels
-  // (tc_m8_ldg, tc_m8_ldg_w4) then launch overlapping the previous launch on the stream (CUDA
-  // on sm_90+: programmatic dependent launch): they stream w while it finishes and touch A and
-  // C only after it has. False: plain stream order.
+  // once at load time and synchronized, as in inference). The decode kernels (tc_m8_ldg,
+  // tc_m8_ldg_w4, tc_m8, tc_m16, tc_m8_f16) then launch overlapping the previous launch on the
+  // stream (CUDA on sm_90+: programmatic dependent launch): they start loading w while it
+  // finishes and touch A and C only after it has. False: plain stream order.
   bool weight_settled = false;
 
   uint32_t a_pitch() const { return lda == 0 ? w.k : lda; }

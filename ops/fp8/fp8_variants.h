@@ -160,7 +160,7 @@ inline constexpr VariantTable kVariants(
          .summary = "M <= 8 (sm_90): weights as the mma's A operand, streamed by TMA through "
                     "a ring per warp; persistent blocks walk 16-row weight tiles, 8 warps "
                     "splitting K",
-         .extra = {.blocks_per_sm = TcM8Tile::kBlocksPerSm}},
+         .extra = {.blocks_per_sm = TcM8Tile::kBlocksPerSm, .overlaps_previous = true}},
         {.variant = Variant::kTcM16,
          .name = "tc_m16",
          .kernel = "w8a16_gemv_tc_m16",
@@ -173,7 +173,7 @@ inline constexpr VariantTable kVariants(
          .k_multiple = 128,
          .max_m = TcM16Tile::kMaxM,
          .summary = "tc_m8 for M <= 16 (two activation tiles)",
-         .extra = {.blocks_per_sm = TcM16Tile::kBlocksPerSm}},
+         .extra = {.blocks_per_sm = TcM16Tile::kBlocksPerSm, .overlaps_previous = true}},
         {.variant = Variant::kTcM8Ldg,
          .name = "tc_m8_ldg",
          .kernel = "w8a16_gemv_tc_m8_ldg",
@@ -227,7 +227,9 @@ inline constexpr VariantTable kVariants(
                     "rows (M x range <= 2560 elements) scaled by a power of two into F16 "
                     "(exact: the same products and sums), the weights converted with one cvt a "
                     "pair; the BF16 path for a warp whose rows F16 cannot hold",
-         .extra = {.blocks_per_sm = TcM8F16Tile::kBlocksPerSm, .stages_f16_rows = true}},
+         .extra = {.blocks_per_sm = TcM8F16Tile::kBlocksPerSm,
+                   .stages_f16_rows = true,
+                   .overlaps_previous = true}},
         {.variant = Variant::kTcM32,
          .name = "tc_m32",
          .kernel = "w8a16_gemm_tc_m32",

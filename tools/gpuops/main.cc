@@ -97,9 +97,9 @@ int main(int argc, char** argv) {
                      "allocation: a shorter run, e.g. for --shapes sweep");
   perf_cmd->add_flag("--weight-settled", perf.weight_settled,
                      "tell the ops the weights are written once, never by a launch still "
-                     "running (as in inference): FP8's register-load decode kernels then "
-                     "overlap each launch with the one before it (programmatic dependent "
-                     "launch on sm_90+), which shows with --batch");
+                     "running (as in inference): FP8's decode kernels (M <= 16) then overlap "
+                     "each launch with the one before it (programmatic dependent launch on "
+                     "sm_90+), which shows with --batch");
   // The families --versus takes, from the registry (a new family appears without an edit here).
   std::string families;
   for (const gpuops::ops::Family* family : gpuops::ops::AllFamilies()) {

@@ -604,7 +604,9 @@ __device__ __forceinline__ bool StageF16Range(const bf16* __restrict__ input, ui
 // multiplies F16 weights by them; each 128-k block's FP32 sum is multiplied back by the row's
 // power of two (exact) before the usual fold. A warp whose rows F16 cannot hold exactly takes
 // the BF16 path, so every output is the BF16 path's, bit for bit.
-template <typename Tile, bool kF16 = false>
+// kOverlapPrevious: as GemmWeightRowsLdg's (the first stages' TMA loads and the scales before
+// griddepcontrol.wait; A, its staging and C after).
+template <typename Tile, bool kF16 = false, bool kOverlapPrevious = false>
 __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ weight_map,
                                                const bf16* __restrict__ input,
                                                const float* __restrict__ block_scale,
@@ -644,7 +646,9 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
                             static_cast<int32_t>(tile * 16));
     }
   };
+  if constexpr (kOverlapPrevious) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   for (uint32_t c = 0; c + 1 < kStages && c < stages; ++c) issue(c);
+  if constexpr (kOverlapPrevious) asm volatile("griddepcontrol.wait;\n" ::: "memory");
   // The F16 path's staging, while those stages are in flight (kF16 only; f16 is warp-uniform).
   bool f16 = false;
   float down[kTiles][2] = {};

@@ -77,9 +77,10 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
 }
 
 // Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
-// 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8. Both register-load kernels let
-// the next launch start at once and wait for the previous one (griddepcontrol, sm_90) before
-// reading A: launched overlapping it when the caller's weight is settled (GemmArgs).
+// 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8. The decode kernels (tc_m8_ldg,
+// tc_m8_ldg_w4, tc_m8, tc_m16, tc_m8_f16) let the next launch start at once and read only the
+// weight and its scales before the previous launch has finished (griddepcontrol, sm_90): the op
+// launches them overlapping it when the caller's weight is settled (GemmArgs::weight_settled).
 extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads, TcM8LdgTile::kBlocksPerSm)
     w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
                          const float* __restrict__ block_scale, bf16* __restrict__ output,
@@ -108,8 +109,8 @@ extern "C" __global__ void __launch_bounds__(TcM8Tile::kThreads, TcM8Tile::kBloc
                      const bf16* __restrict__ input, const float* __restrict__ block_scale,
                      bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                      uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWeightRows<TcM8Tile>(&weight_map, input, block_scale, output, m, n, k,
-                                       a_row_stride, c_row_stride);
+  fp8_device::GemmWeightRows<TcM8Tile, false, true>(
+      &weight_map, input, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }
 
 // The same for M <= 16 (two activation tiles; TcM16Tile::kSharedBytes).
@@ -118,8 +119,8 @@ extern "C" __global__ void __launch_bounds__(TcM16Tile::kThreads, TcM16Tile::kBl
                       const bf16* __restrict__ input, const float* __restrict__ block_scale,
                       bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                       uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWeightRows<TcM16Tile>(&weight_map, input, block_scale, output, m, n, k,
-                                        a_row_stride, c_row_stride);
+  fp8_device::GemmWeightRows<TcM16Tile, false, true>(
+      &weight_map, input, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }
 
 // M <= 32 and M <= 64 in one launch (four and eight activation tiles; TcM32Tile / TcM64Tile).
@@ -149,8 +150,8 @@ extern "C" __global__ void __launch_bounds__(TcM8F16Tile::kThreads, TcM8F16Tile:
                          const bf16* __restrict__ input, const float* __restrict__ block_scale,
                          bf16* __restrict__ output, uint32_t m, uint32_t n, uint32_t k,
                          uint32_t a_row_stride, uint32_t c_row_stride) {
-  fp8_device::GemmWeightRows<TcM8F16Tile, true>(&weight_map, input, block_scale, output, m, n, k,
-                                                a_row_stride, c_row_stride);
+  fp8_device::GemmWeightRows<TcM8F16Tile, true, true>(
+      &weight_map, input, block_scale, output, m, n, k, a_row_stride, c_row_stride);
 }
 #endif
 

@@ -1215,6 +1215,43 @@ TEST_P(Fp8ExecutionTest, TcM8F16EqualsTcM8InAndOutOfF16Range) {
   }
 }
 
+// Launched overlapping each other (GemmArgs::weight_settled; on sm_90+ programmatic dependent
+// launch), a chain of decode GEMMs, each reading the one before it's output and writing over
+// that one's input, ends bit for bit where the same chain in plain stream order ends: no launch
+// reads A before its predecessor has written it, nor writes C while its predecessor reads it.
+TEST_P(Fp8ExecutionTest, SettledLaunchesChainedBackToBackReadEachOthersOutputs) {
+  constexpr uint32_t kN = 512, kLinks = 6;
+  const UploadedWeight w = RandomWeight(kN, kN, 77);
+  int chains = 0;
+  for (const VariantSpec& spec : kVariants.rows()) {
+    if (!spec.extra.overlaps_previous || !gemm_->Ships(spec.variant)) continue;
+    const uint32_t m = spec.max_m;
+    std::vector<uint16_t> a(uint64_t{m} * kN);
+    verify::FillRandomBf16(absl::MakeSpan(a), 9 + m, -1.0f, 1.0f);
+    std::vector<uint16_t> ends[2];
+    for (const bool settled : {false, true}) {
+      DeviceBuffer buf[2] = {
+          testing::UploadVector(*gpu_, a),
+          testing::UploadVector(*gpu_, std::vector<uint16_t>(a.size(), common::kBf16Poison))};
+      for (uint32_t i = 0; i < kLinks; ++i) {
+        const GemmArgs args{.a = buf[i % 2].span(),
+                            .w = w.view(),
+                            .c = buf[(i + 1) % 2].span(),
+                            .m = m,
+                            .weight_settled = settled};
+        const absl::Status run = gemm_->Run(spec.variant, args);
+        ASSERT_TRUE(run.ok()) << spec.name << ": " << run;
+      }
+      ASSERT_TRUE(gpu_->Synchronize().ok()) << spec.name;
+      ends[settled ? 1 : 0] = testing::DownloadVector<uint16_t>(buf[kLinks % 2]);
+    }
+    EXPECT_EQ(ends[0], ends[1]) << spec.name;
+    EXPECT_EQ(std::count(ends[1].begin(), ends[1].end(), common::kBf16Poison), 0) << spec.name;
+    ++chains;
+  }
+  EXPECT_GE(chains, 2) << "at least the register-load kernels ship on every backend";
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Fp8ExecutionTest,
                          ::testing::ValuesIn(testing::KernelBackendNames()),
                          testing::BackendParamName);

@@ -74,9 +74,10 @@ struct Fp8Extra {
   // Blocks a cluster (compile-time in the kernel): each tile's K is split over that many blocks,
   // and the grid is ceil(N / tile_n) x cluster.
   uint32_t cluster = 1;
-  // The kernel reads only the weight and its scales before the previous launch on its stream has
-  // finished (griddepcontrol.wait before A and C, sm_90): given GemmArgs::weight_settled, the op
-  // launches it overlapping that launch (programmatic dependent launch).
+  // The kernel reads nothing but the weight before the previous launch on its stream has
+  // finished (griddepcontrol.wait before A, the scales and C, sm_90): given
+  // GemmArgs::weight_settled, the op launches it overlapping that launch (programmatic dependent
+  // launch).
   bool overlaps_previous = false;
   friend constexpr bool operator==(Fp8Extra, Fp8Extra) = default;
 };

@@ -380,8 +380,9 @@ __device__ __forceinline__ void WeightRowsStep(float (&inner)[kTiles][4], const 
 // 4 k at 16q + 4j (the same permutation of k for both operands). Rows past N or M read row N-1
 // or M-1 (branch-free loads), whose products land in outputs that are never stored.
 // kOverlapPrevious (sm_90, a launch with programmatic stream serialization): the block lets the
-// next launch start at once and reads only the weights and scales before the previous launch
-// on the stream has finished (griddepcontrol.wait before the first activation load).
+// next launch start at once and issues its first weight batches (up to two) before the previous
+// launch on the stream has finished; griddepcontrol.wait comes before the first activation or
+// scale load (and so before any store).
 template <typename Tile, bool kOverlapPrevious = false>
 __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input,
                                                const uint8_t* __restrict__ weight,
@@ -604,8 +605,8 @@ __device__ __forceinline__ bool StageF16Range(const bf16* __restrict__ input, ui
 // multiplies F16 weights by them; each 128-k block's FP32 sum is multiplied back by the row's
 // power of two (exact) before the usual fold. A warp whose rows F16 cannot hold exactly takes
 // the BF16 path, so every output is the BF16 path's, bit for bit.
-// kOverlapPrevious: as GemmWeightRowsLdg's (the first stages' TMA loads and the scales before
-// griddepcontrol.wait; A, its staging and C after).
+// kOverlapPrevious: as GemmWeightRowsLdg's (the first kStages - 1 stages' TMA loads before
+// griddepcontrol.wait; A, its F16 staging, the scales and C after).
 template <typename Tile, bool kF16 = false, bool kOverlapPrevious = false>
 __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ weight_map,
                                                const bf16* __restrict__ input,

@@ -78,8 +78,8 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
 
 // Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
 // 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8. The decode kernels (tc_m8_ldg,
-// tc_m8_ldg_w4, tc_m8, tc_m16, tc_m8_f16) let the next launch start at once and read only the
-// weight and its scales before the previous launch has finished (griddepcontrol, sm_90): the op
+// tc_m8_ldg_w4, tc_m8, tc_m16, tc_m8_f16) let the next launch start at once and read nothing but
+// the weight before the previous launch has finished (griddepcontrol, sm_90): the op
 // launches them overlapping it when the caller's weight is settled (GemmArgs::weight_settled).
 extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads, TcM8LdgTile::kBlocksPerSm)
     w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,

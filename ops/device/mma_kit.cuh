@@ -49,6 +49,21 @@ __device__ __forceinline__ void MmaE4m3(float (&d)[4], const uint32_t (&a)[2], u
 }
 #endif
 
+// Programmatic dependent launch (sm_90 and up; nothing below). LetDependentsLaunch: the next
+// launch on the stream, if launched as a programmatic dependent of this one, may start now.
+// WaitForPreviousLaunch: returns once the launch this one was made a programmatic dependent of
+// has finished and its writes are visible (at once for a launch in plain stream order).
+__device__ __forceinline__ void LetDependentsLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void WaitForPreviousLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // 16 bytes of a stream read once (weights): not kept in L1, L2 prefetching 256 bytes.
 __device__ __forceinline__ uint4 LoadStreaming16(const void* p) {
   uint4 v;

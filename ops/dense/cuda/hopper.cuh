@@ -355,7 +355,7 @@ __device__ __forceinline__ void HopperGemm(const CUtensorMap* a_map, const CUten
   // The reduce that follows waits for this grid in its kernel, so it may launch now
   // (programmatic dependent launch): its launch overlaps this grid instead of following it.
   if constexpr (kSchedule != Schedule::kTiles) {
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+    device_kit::LetDependentsLaunch();
   }
   if (threadIdx.x == 0) {
     for (uint32_t s = 0; s < T::kStages; ++s) {

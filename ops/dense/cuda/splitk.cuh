@@ -34,11 +34,9 @@ extern "C" __global__ void __launch_bounds__(SplitKTile::kThreadsX* SplitKTile::
 extern "C" __global__ void __launch_bounds__(SplitKTile::kReduceThreads)
     dense_gemm_bf16_splitk_reduce(const float* __restrict__ workspace, bf16* __restrict__ c,
                                   uint32_t m, uint32_t n, uint32_t splits) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Launched to overlap the split kernel (programmatic dependent launch): wait here until it
   // has completed and its partials are visible. Without that launch mode this returns at once.
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
+  device_kit::WaitForPreviousLaunch();
   const uint32_t col = blockIdx.x * SplitKTile::kReduceThreads + threadIdx.x;
   const uint32_t row = blockIdx.y;
   if (row >= m || col >= n) return;
@@ -70,10 +68,8 @@ extern "C" __global__ void __launch_bounds__(gpuops::ops::dense::kTailReduceThre
     dense_gemm_bf16_tail_reduce(const float* __restrict__ workspace, bf16* __restrict__ c,
                                 uint32_t m, uint32_t n, uint32_t splits, uint32_t first_tile,
                                 uint32_t tail_tiles, uint32_t tile_m, uint32_t tile_n) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // As dense_gemm_bf16_splitk_reduce: launched to overlap the kernel that writes the partials.
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
+  device_kit::WaitForPreviousLaunch();
   using gpuops::ops::dense::kTailReduceRows;
   const uint32_t t = blockIdx.x;
   if (t >= tail_tiles || tile_m == 0 || tile_n % 4 != 0) return;

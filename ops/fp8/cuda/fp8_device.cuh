@@ -411,14 +411,10 @@ __device__ __forceinline__ void GemmWeightRowsLdg(const bf16* __restrict__ input
   float outer[kTiles][4] = {};
   bool previous_done = !kOverlapPrevious;
   auto wait_previous = [&] {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (!previous_done) asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
+    if (!previous_done) device_kit::WaitForPreviousLaunch();
     previous_done = true;
   };
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (kOverlapPrevious) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
+  if constexpr (kOverlapPrevious) device_kit::LetDependentsLaunch();
 
   auto fold = [&](const float (&inner)[kTiles][4], float scale) {
 #pragma unroll
@@ -647,9 +643,9 @@ __device__ __forceinline__ void GemmWeightRows(const CUtensorMap* __restrict__ w
                             static_cast<int32_t>(tile * 16));
     }
   };
-  if constexpr (kOverlapPrevious) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  if constexpr (kOverlapPrevious) device_kit::LetDependentsLaunch();
   for (uint32_t c = 0; c + 1 < kStages && c < stages; ++c) issue(c);
-  if constexpr (kOverlapPrevious) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  if constexpr (kOverlapPrevious) device_kit::WaitForPreviousLaunch();
   // The F16 path's staging, while those stages are in flight (kF16 only; f16 is warp-uniform).
   bool f16 = false;
   float down[kTiles][2] = {};

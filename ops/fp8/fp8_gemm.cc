@@ -319,7 +319,7 @@ bool PrefillStreamKFirst(uint32_t m, uint32_t n, uint32_t k, uint64_t sms) {
 }
 
 absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
-  absl::InlinedVector<Variant, 5> order;
+  absl::InlinedVector<Variant, 6> order;
   const bool contiguous = args.a_pitch() == args.w.k && args.c_pitch() == args.w.n;
   const uint64_t sms = Sms();
   // The seed's kernels where the tensor-core ones are not shipped (before sm_90) or refuse.
@@ -346,6 +346,13 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant ldg = TileCount(ldg8, 1, args.w.n) > ldg8.extra.blocks_per_sm * sms
                           ? Variant::kTcM8LdgW4
                           : Variant::kTcM8Ldg;
+  // M = 9..16 below the wgmma boundary: their two-activation-tile forms by the same rule, then
+  // tc_m16 (TMA, persistent). On an H100, 10 back to back (bench/NOTES.md session 41):
+  // tc_m16_ldg / _w4 at 0.60-0.83 of the read without overlap where tc_m16 reached 0.63-0.71.
+  const VariantSpec& ldg16_w8 = kVariants[Variant::kTcM16Ldg];
+  const Variant ldg16 = TileCount(ldg16_w8, 1, args.w.n) > ldg16_w8.extra.blocks_per_sm * sms
+                            ? Variant::kTcM16LdgW4
+                            : Variant::kTcM16Ldg;
   // M = 17..64, and M = 9..16 on weights of 64 MiB and more (DispatchesToWgmma), on wgmma (sm_90a):
   // wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
@@ -380,7 +387,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     order.insert(order.begin() + (StreamKFirst(args.m, args.w.n, args.w.k, sms) ? 0 : 1), streamk);
     const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
     if (args.m <= 16) {
-      order.insert(order.end(), {Variant::kTcM16, seed});
+      order.insert(order.end(), {ldg16, Variant::kTcM16, seed});
     } else if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
     } else if (TileCount(tc_m64, 1, args.w.n) <=
@@ -392,7 +399,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   } else if (args.m <= 2 && f16_full) {
     order = {Variant::kTcM8F16, ldg, Variant::kTcM8, Variant::kTcM16, seed};
   } else if (args.m > 8) {
-    order = {Variant::kTcM16, seed};
+    order = {ldg16, Variant::kTcM16, seed};
   } else {
     order = {ldg, Variant::kTcM8, Variant::kTcM16, seed};
   }

@@ -84,7 +84,7 @@ struct GemmArgs {
   DeviceSpan workspace;
   // True only when nothing that may still be running on the stream writes w (a weight written
   // once at load time and synchronized, as in inference). The decode kernels (tc_m8_ldg,
-  // tc_m8_ldg_w4, tc_m8, tc_m16, tc_m8_f16) then launch overlapping the previous launch on the
+  // tc_m8_ldg_w4, tc_m16_ldg, tc_m16_ldg_w4, tc_m8, tc_m16, tc_m8_f16) then launch overlapping the previous launch on the
   // stream (CUDA on sm_90+: programmatic dependent launch): they start loading w while it
   // finishes and touch A and C only after it has. False: plain stream order.
   bool weight_settled = false;
@@ -149,7 +149,10 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               an SM) while the tiles fit one round of them (o, down), else tc_m8_ldg_w4
   //               (four blocks an SM of 4 warps: qkv, gate_up, lm_head; measured on an H100,
   //               session 39); then tc_m8 (sm_90: TMA rings, persistent), then tc_m16;
-  //   M <= 16:    tc_m16, unless DispatchesToWgmma (weights of 64 MiB and more): then as below;
+  //   M <= 16:    unless DispatchesToWgmma (weights of 64 MiB and more; then as below), their
+  //               two-activation-tile forms by the same rule: tc_m16_ldg (two blocks an SM)
+  //               while the tiles fit one round, else tc_m16_ldg_w4 (H100, session 41); then
+  //               tc_m16 (sm_90: TMA rings, persistent);
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
@@ -161,8 +164,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               <= 32, wg_m64_n64_split2 above) when 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs
   //               x waves, else wg_m32 / wg_m64 (on 132 SMs: the split for N <= 12032 at M <= 32, N
   //               <= 10496 above, and again within each later wave's first part); then the other;
-  //               without wgmma tc_m16 then the seed's kernels (M <= 16), tc_m32 (M <= 32), or
-  //               tc_m64 while its blocks walk at most 4 tiles, then m64;
+  //               without wgmma tc_m16_ldg / _w4, tc_m16, then the seed's kernels (M <= 16),
+  //               tc_m32 (M <= 32), or tc_m64 while its blocks walk at most 4 tiles, then m64;
   //   M > 64:     wg_m128 (sm_90a: 128 x 128 tiles, one launch), or given
   //               GemmWorkspaceBytes(args) wg_m128_streamk where PrefillStreamKFirst; else m64
   //               in 64-row slabs.

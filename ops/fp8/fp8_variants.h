@@ -48,6 +48,8 @@ enum class Variant : uint8_t {
   kWgM128,
   kWgM128StreamK,
   kTcM8LdgW4,
+  kTcM16Ldg,
+  kTcM16LdgW4,
 };
 
 // The argument list a variant's kernel takes (fp8_args.h); one launcher per shape.
@@ -387,6 +389,32 @@ inline constexpr VariantTable kVariants(
          .summary = "tc_m8_ldg with 4 warps a tile and four blocks an SM: twice its tiles at "
                     "once, for tile counts past one round of tc_m8_ldg's blocks",
          .extra = {.blocks_per_sm = TcM8LdgW4Tile::kBlocksPerSm, .overlaps_previous = true}},
+        {.variant = Variant::kTcM16Ldg,
+         .name = "tc_m16_ldg",
+         .kernel = "w8a16_gemv_tc_m16_ldg",
+         .shape = ArgShape::kStrided,
+         .tile_m = TcM16LdgTile::kMaxM,
+         .tile_n = TcM16LdgTile::kN,
+         .block = {TcM16LdgTile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM16LdgTile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = TcM16LdgTile::kMaxM,
+         .summary = "M <= 16 (any target): tc_m8_ldg's body with two activation tiles, "
+                    "weights loaded into registers one 128-k block ahead, one block a 16-row tile",
+         .extra = {.blocks_per_sm = TcM16LdgTile::kBlocksPerSm, .overlaps_previous = true}},
+        {.variant = Variant::kTcM16LdgW4,
+         .name = "tc_m16_ldg_w4",
+         .kernel = "w8a16_gemv_tc_m16_ldg_w4",
+         .shape = ArgShape::kStrided,
+         .tile_m = TcM16LdgW4Tile::kMaxM,
+         .tile_n = TcM16LdgW4Tile::kN,
+         .block = {TcM16LdgW4Tile::kThreads, 1, 1},
+         .shared_mem_bytes = TcM16LdgW4Tile::kSharedBytes,
+         .k_multiple = 128,
+         .max_m = TcM16LdgW4Tile::kMaxM,
+         .summary = "tc_m16_ldg with 4 warps a tile and four blocks an SM, for tile counts past "
+                    "one round of tc_m16_ldg's blocks",
+         .extra = {.blocks_per_sm = TcM16LdgW4Tile::kBlocksPerSm, .overlaps_previous = true}},
     }));
 static_assert(kVariants.InOrder(), "row i of kVariants describes variant i");
 

@@ -153,7 +153,8 @@ TEST_F(Fp8ContractTest, OnlyASettledWeightLetsTheDecodeKernelsOverlapThePrevious
     if (s.extra.overlaps_previous) overlapping.push_back(std::string(s.name));
   }
   EXPECT_THAT(overlapping,
-              ElementsAre("tc_m8", "tc_m16", "tc_m8_ldg", "tc_m8_f16", "tc_m8_ldg_w4"));
+              ElementsAre("tc_m8", "tc_m16", "tc_m8_ldg", "tc_m8_f16", "tc_m8_ldg_w4",
+                          "tc_m16_ldg", "tc_m16_ldg_w4"));
   size_t ran = 0;
   for (const VariantSpec& s : kVariants.rows()) {
     for (const bool settled : {false, true}) {
@@ -418,7 +419,9 @@ TEST(Fp8WgM128Test, TheWalkVisitsEveryTileOnceAndEveryRowHasOneWriter) {
       ASSERT_LT(t.m_tile, m_tiles);
       ++seen[uint64_t{t.m_tile} * n_tiles + t.n_tile];
       EXPECT_EQ(t.n_tile / kGroupTiles, w / (kGroupTiles * m_tiles)) << "item " << w;
-      if (m_tiles == 1) EXPECT_EQ(t.n_tile, w) << "one M tile: the plain N order";
+      if (m_tiles == 1) {
+        EXPECT_EQ(t.n_tile, w) << "one M tile: the plain N order";
+      }
     }
     for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "tile " << i;
   }
@@ -754,10 +757,13 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   ASSERT_TRUE(long_k.ok());
   EXPECT_EQ(*long_k, Variant::kTcM8LdgW4) << "2 rows of K = 14336: more than tc_m8_f16 stages";
   EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
-  // M = 9..16: tc_m16 on weights under 2^26 elements, the wgmma kernels from there on.
-  EXPECT_EQ(Pick(9, 4096), "tc_m16") << "o";
-  EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "pitched rows";
-  EXPECT_EQ(Pick(12, 16383), "tc_m16") << "one row short of 2^26 weights";
+  // M = 9..16 on weights under 2^26 elements: tc_m16_ldg up to its 2 blocks x 132 SMs of
+  // tiles, tc_m16_ldg_w4 past that; the wgmma kernels from 2^26 on.
+  EXPECT_EQ(Pick(9, 4096), "tc_m16_ldg") << "o: 256 tiles";
+  EXPECT_EQ(Pick(16, 4224), "tc_m16_ldg") << "264 tiles";
+  EXPECT_EQ(Pick(16, 4240), "tc_m16_ldg_w4") << "265 tiles";
+  EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16_ldg_w4") << "qkv at a row pitch";
+  EXPECT_EQ(Pick(12, 16383), "tc_m16_ldg_w4") << "one row short of 2^26 weights";
   EXPECT_EQ(Pick(12, 16384), "wg_m32") << "2^26 weights: 128 tiles, one wave";
   EXPECT_EQ(Pick(16, 28672), "wg_m32") << "gate_up";
   auto big_square = gemm_->Pick(Args(16, 8192, 8192));
@@ -863,8 +869,8 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
 }
 
 // Before sm_90 the TMA kernels are not shipped: tc_m8_ldg (tc_m8_ldg_w4 past 2 blocks an SM of
-// tiles) serves M <= 8 and the seed's kernels
-// M <= 16, m16_w8 where its 32-column tiles number no more than the SMs (132 on the mock).
+// tiles) serves M <= 8 and tc_m16_ldg / tc_m16_ldg_w4 M <= 16 by the same rule (the seed's
+// kernels follow them in the order), m64 M > 16.
 TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   mock::RecordingBackend::Options options = testing::RecordOnly();
   options.device.arch_major = 8;
@@ -885,6 +891,8 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   EXPECT_FALSE(gemm->Ships(Variant::kWgM128));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8Ldg));
   EXPECT_TRUE(gemm->Ships(Variant::kTcM8LdgW4));
+  EXPECT_TRUE(gemm->Ships(Variant::kTcM16Ldg));
+  EXPECT_TRUE(gemm->Ships(Variant::kTcM16LdgW4));
   auto p = ampere.Alloc(64);
   ASSERT_TRUE(p.ok());
   const DeviceSpan any = DeviceSpan::Unchecked(*p);
@@ -900,10 +908,10 @@ TEST(Fp8DispatchTest, BeforeSm90TheSeedsKernelsServeDecode) {
   };
   EXPECT_EQ(pick(1, 4096), "tc_m8_ldg");
   EXPECT_EQ(pick(8, 28672), "tc_m8_ldg_w4") << "1792 tiles";
-  EXPECT_EQ(pick(9, 4096), "m16_w8") << "o: 128 tiles";
-  EXPECT_EQ(pick(16, 4224), "m16_w8") << "132 tiles";
-  EXPECT_EQ(pick(16, 4256), "m16") << "133 tiles";
-  EXPECT_EQ(pick(16, 6144, 4104), "m16_strided") << "pitched rows";
+  EXPECT_EQ(pick(9, 4096), "tc_m16_ldg") << "o: 256 tiles";
+  EXPECT_EQ(pick(16, 4224), "tc_m16_ldg") << "264 tiles";
+  EXPECT_EQ(pick(16, 4256), "tc_m16_ldg_w4") << "266 tiles";
+  EXPECT_EQ(pick(16, 6144, 4104), "tc_m16_ldg_w4") << "pitched rows";
   EXPECT_EQ(pick(17, 4096), "m64") << "tc_m32 is not shipped";
   EXPECT_EQ(pick(32, 28672), "m64") << "wg_m32 is not shipped";
   EXPECT_EQ(pick(48, 4096), "m64") << "tc_m64 is not shipped";

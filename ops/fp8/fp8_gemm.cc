@@ -346,13 +346,16 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   const Variant ldg = TileCount(ldg8, 1, args.w.n) > ldg8.extra.blocks_per_sm * sms
                           ? Variant::kTcM8LdgW4
                           : Variant::kTcM8Ldg;
-  // M = 9..16 below the wgmma boundary: their two-activation-tile forms by the same rule, then
-  // tc_m16 (TMA, persistent). On an H100, 10 back to back (bench/NOTES.md session 41):
-  // tc_m16_ldg / _w4 at 0.60-0.83 of the read without overlap where tc_m16 reached 0.63-0.71.
+  // M = 9..16 below the wgmma boundary: tc_m16_ldg (two activation tiles) while its tiles fit
+  // one round of its 2 blocks an SM, else tc_m16 (TMA, persistent). On an H100 (bench/NOTES.md
+  // session 41, forced, held-out shapes): up to 264 tiles tc_m16_ldg 0.98-1.03x tc_m16's speed
+  // per launch and 1.10-1.27x with settled weights back to back (o, down, 1024 x 4096, 2560 x
+  // 9728); past that tc_m16_ldg_w4 was 0.89-1.04x tc_m16 per launch and 0.89-1.08x settled, so
+  // tc_m16 keeps those; the register-load kernels follow it (before sm_90 they lead).
   const VariantSpec& ldg16_w8 = kVariants[Variant::kTcM16Ldg];
-  const Variant ldg16 = TileCount(ldg16_w8, 1, args.w.n) > ldg16_w8.extra.blocks_per_sm * sms
-                            ? Variant::kTcM16LdgW4
-                            : Variant::kTcM16Ldg;
+  const bool ldg16_one_round =
+      TileCount(ldg16_w8, 1, args.w.n) <= ldg16_w8.extra.blocks_per_sm * sms;
+  const Variant ldg16 = ldg16_one_round ? Variant::kTcM16Ldg : Variant::kTcM16LdgW4;
   // M = 17..64, and M = 9..16 on weights of 64 MiB and more (DispatchesToWgmma), on wgmma (sm_90a):
   // wg_m32 / wg_m64 (persistent, 128-row tiles, one block an SM)
   // run in whole waves of ceil(N / 128) tiles over the SMs; the n64_split2 kernels (64-row tiles,
@@ -387,7 +390,7 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
     order.insert(order.begin() + (StreamKFirst(args.m, args.w.n, args.w.k, sms) ? 0 : 1), streamk);
     const VariantSpec& tc_m64 = kVariants[Variant::kTcM64];
     if (args.m <= 16) {
-      order.insert(order.end(), {ldg16, Variant::kTcM16, seed});
+      order.insert(order.end(), {Variant::kTcM16, ldg16, seed});
     } else if (!wide) {
       order.insert(order.end(), {Variant::kTcM32, Variant::kM64});
     } else if (TileCount(tc_m64, 1, args.w.n) <=
@@ -399,7 +402,8 @@ absl::StatusOr<Variant> Fp8Gemm::Pick(const GemmArgs& args) const {
   } else if (args.m <= 2 && f16_full) {
     order = {Variant::kTcM8F16, ldg, Variant::kTcM8, Variant::kTcM16, seed};
   } else if (args.m > 8) {
-    order = {ldg16, Variant::kTcM16, seed};
+    order = ldg16_one_round ? absl::InlinedVector<Variant, 6>{ldg16, Variant::kTcM16, seed}
+                            : absl::InlinedVector<Variant, 6>{Variant::kTcM16, ldg16, seed};
   } else {
     order = {ldg, Variant::kTcM8, Variant::kTcM16, seed};
   }

@@ -149,10 +149,10 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               an SM) while the tiles fit one round of them (o, down), else tc_m8_ldg_w4
   //               (four blocks an SM of 4 warps: qkv, gate_up, lm_head; measured on an H100,
   //               session 39); then tc_m8 (sm_90: TMA rings, persistent), then tc_m16;
-  //   M <= 16:    unless DispatchesToWgmma (weights of 64 MiB and more; then as below), their
-  //               two-activation-tile forms by the same rule: tc_m16_ldg (two blocks an SM)
-  //               while the tiles fit one round, else tc_m16_ldg_w4 (H100, session 41); then
-  //               tc_m16 (sm_90: TMA rings, persistent);
+  //   M <= 16:    unless DispatchesToWgmma (weights of 64 MiB and more; then as below):
+  //               tc_m16_ldg (M <= 8's register loads with two activation tiles, two blocks an
+  //               SM) while its tiles fit one round of them (o, down; H100, session 41), else
+  //               tc_m16 (sm_90: TMA rings, persistent), then tc_m16_ldg_w4;
   //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
@@ -164,7 +164,7 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               <= 32, wg_m64_n64_split2 above) when 7/5 (M <= 32) or 8/5 (M <= 64) x tiles < SMs
   //               x waves, else wg_m32 / wg_m64 (on 132 SMs: the split for N <= 12032 at M <= 32, N
   //               <= 10496 above, and again within each later wave's first part); then the other;
-  //               without wgmma tc_m16_ldg / _w4, tc_m16, then the seed's kernels (M <= 16),
+  //               without wgmma tc_m16, tc_m16_ldg / _w4, then the seed's kernels (M <= 16),
   //               tc_m32 (M <= 32), or tc_m64 while its blocks walk at most 4 tiles, then m64;
   //   M > 64:     wg_m128 (sm_90a: 128 x 128 tiles, one launch), or given
   //               GemmWorkspaceBytes(args) wg_m128_streamk where PrefillStreamKFirst; else m64

@@ -758,12 +758,12 @@ TEST_F(Fp8ContractTest, TheDispatcherPicksByRowsAndColumnTiles) {
   EXPECT_EQ(*long_k, Variant::kTcM8LdgW4) << "2 rows of K = 14336: more than tc_m8_f16 stages";
   EXPECT_EQ(Pick(4, 1024, 4096, 6144), "tc_m8_ldg") << "a QKV slot at its row pitches";
   // M = 9..16 on weights under 2^26 elements: tc_m16_ldg up to its 2 blocks x 132 SMs of
-  // tiles, tc_m16_ldg_w4 past that; the wgmma kernels from 2^26 on.
+  // tiles, tc_m16 past that; the wgmma kernels from 2^26 on.
   EXPECT_EQ(Pick(9, 4096), "tc_m16_ldg") << "o: 256 tiles";
   EXPECT_EQ(Pick(16, 4224), "tc_m16_ldg") << "264 tiles";
-  EXPECT_EQ(Pick(16, 4240), "tc_m16_ldg_w4") << "265 tiles";
-  EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16_ldg_w4") << "qkv at a row pitch";
-  EXPECT_EQ(Pick(12, 16383), "tc_m16_ldg_w4") << "one row short of 2^26 weights";
+  EXPECT_EQ(Pick(16, 4240), "tc_m16") << "265 tiles";
+  EXPECT_EQ(Pick(16, 6144, 4104, 0), "tc_m16") << "qkv at a row pitch";
+  EXPECT_EQ(Pick(12, 16383), "tc_m16") << "one row short of 2^26 weights";
   EXPECT_EQ(Pick(12, 16384), "wg_m32") << "2^26 weights: 128 tiles, one wave";
   EXPECT_EQ(Pick(16, 28672), "wg_m32") << "gate_up";
   auto big_square = gemm_->Pick(Args(16, 8192, 8192));

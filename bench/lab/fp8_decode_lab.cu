@@ -7,6 +7,9 @@
 // to the read on qkv / o / down (bench/NOTES.md sessions 20, 24, 28)? Answer (H100,
 // bench/results/2026-12-07-s39-h100-fp8-decode-lab.csv): not on o / down; past one round of
 // tc_m8_ldg's 2 blocks an SM, 4 warps at 4 blocks an SM (now tc_m8_ldg_w4) ran 1.02-1.09x faster.
+// Session 41 (H100, bench/results/2026-12-07-s41-h100-fp8-decode-lab.csv): the M <= 16 forms
+// m16_w8u1_b2 / m16_w4u1_b4 beat production's tc_m16 here, became tc_m16_ldg / _w4, and on
+// held-out shapes through `gpuops perf` only tc_m16_ldg up to 264 tiles held up (bench/NOTES.md).
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iops/fp8/cuda -Iops -Iruntime
 //        -I. bench/lab/fp8_decode_lab.cu -o /tmp/fp8_decode_lab
 #include <cuda_runtime.h>

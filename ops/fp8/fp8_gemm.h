@@ -84,9 +84,10 @@ struct GemmArgs {
   DeviceSpan workspace;
   // True only when nothing that may still be running on the stream writes w (a weight written
   // once at load time and synchronized, as in inference). The decode kernels (tc_m8_ldg,
-  // tc_m8_ldg_w4, tc_m16_ldg, tc_m16_ldg_w4, tc_m8, tc_m16, tc_m8_f16) then launch overlapping the previous launch on the
-  // stream (CUDA on sm_90+: programmatic dependent launch): they start loading w while it
-  // finishes and touch A and C only after it has. False: plain stream order.
+  // tc_m8_ldg_w4, tc_m16_ldg, tc_m16_ldg_w4, tc_m8, tc_m16, tc_m8_f16) then launch overlapping
+  // the previous launch on the stream (CUDA on sm_90+: programmatic dependent launch): they
+  // start loading w while it finishes and touch A and C only after it has. False: plain stream
+  // order.
   bool weight_settled = false;
 
   uint32_t a_pitch() const { return lda == 0 ? w.k : lda; }
@@ -153,7 +154,8 @@ class Fp8Gemm : public PlannedGemm<Fp8Gemm, Variant, GemmArgs> {
   //               tc_m16_ldg (M <= 8's register loads with two activation tiles, two blocks an
   //               SM) while its tiles fit one round of them (o, down; H100, session 41), else
   //               tc_m16 (sm_90: TMA rings, persistent), then tc_m16_ldg_w4;
-  //   where those are not shipped (the tc_ kernels on TMA before sm_90) or refuse: m16_w8 when
+  //   where the TMA kernels are not shipped (before sm_90): tc_m16_ldg, or tc_m16_ldg_w4 past
+  //               one round of tc_m16_ldg's blocks; where those refuse: m16_w8 when
   //               its 32-column tiles number no more than the SMs, else m16 (m16_strided for
   //               pitched rows);
   //   M = 17..64: on sm_90a, given GemmWorkspaceBytes(args) of workspace: wg_m32_streamk /

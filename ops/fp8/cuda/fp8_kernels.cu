@@ -12,14 +12,14 @@ using gpuops::ops::fp8::M16N64Tile;
 using gpuops::ops::fp8::M16Tile;
 using gpuops::ops::fp8::M16W8Tile;
 using gpuops::ops::fp8::M64Tile;
+using gpuops::ops::fp8::TcM16LdgTile;
+using gpuops::ops::fp8::TcM16LdgW4Tile;
 using gpuops::ops::fp8::TcM16Tile;
 using gpuops::ops::fp8::TcM8F16Tile;
 using gpuops::ops::fp8::TcM32Tile;
 using gpuops::ops::fp8::TcM64Tile;
 using gpuops::ops::fp8::TcM8LdgTile;
 using gpuops::ops::fp8::TcM8LdgW4Tile;
-using gpuops::ops::fp8::TcM16LdgTile;
-using gpuops::ops::fp8::TcM16LdgW4Tile;
 using gpuops::ops::fp8::TcM8Tile;
 using gpuops::ops::fp8::WgM32N64Split2Tile;
 using gpuops::ops::fp8::WgM32StreamKTile;
@@ -80,9 +80,10 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
 
 // Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
 // 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8. The decode kernels (tc_m8_ldg,
-// tc_m8_ldg_w4, tc_m16_ldg, tc_m16_ldg_w4, tc_m8, tc_m16, tc_m8_f16) let the next launch start at once and read nothing but
-// the weight before the previous launch has finished (griddepcontrol, sm_90): the op
-// launches them overlapping it when the caller's weight is settled (GemmArgs::weight_settled).
+// tc_m8_ldg_w4, tc_m16_ldg, tc_m16_ldg_w4, tc_m8, tc_m16, tc_m8_f16) let the next launch start at
+// once and read nothing but the weight before the previous launch has finished (griddepcontrol,
+// sm_90): the op launches them overlapping it when the caller's weight is settled
+// (GemmArgs::weight_settled).
 extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads, TcM8LdgTile::kBlocksPerSm)
     w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
                          const float* __restrict__ block_scale, bf16* __restrict__ output,

@@ -78,29 +78,51 @@ extern "C" __global__ void __launch_bounds__(M64Tile::kThreads)
                                 c_row_stride);
 }
 
-// Decode, weights as the mma's A operand loaded into registers (fp8_device::GemmWeightRowsLdg,
-// any target): grid (ceil(N / 16), 1, 1), block Tile::kThreads, dynamic shared memory
-// Tile::kSharedBytes, M <= Tile::kMaxM; launch bounds Tile::kBlocksPerSm blocks an SM. One macro
-// for the four, which differ only in their tile. The decode kernels (these four, tc_m8, tc_m16,
-// tc_m8_f16) let the next launch start at once and read nothing but the weight before the
-// previous launch has finished (griddepcontrol, sm_90): the op launches them overlapping it when
-// the caller's weight is settled (GemmArgs::weight_settled).
-#define GPUOPS_FP8_REGISTER_LOAD_KERNEL(NAME, TILE)                                              \
-  extern "C" __global__ void __launch_bounds__(TILE::kThreads, TILE::kBlocksPerSm)               \
-      NAME(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,                  \
-           const float* __restrict__ block_scale, bf16* __restrict__ output, uint32_t m,         \
-           uint32_t n, uint32_t k, uint32_t a_row_stride, uint32_t c_row_stride) {              \
-    fp8_device::GemmWeightRowsLdg<TILE, true>(input, weight, block_scale, output, m, n, k,       \
-                                              a_row_stride, c_row_stride);                       \
-  }
+// Decode, weights as the mma's A operand loaded into registers: grid (ceil(N / 16), 1, 1), block
+// 256, dynamic shared memory TcM8LdgTile::kSharedBytes; M <= 8. The decode kernels (tc_m8_ldg,
+// tc_m8_ldg_w4, tc_m16_ldg, tc_m16_ldg_w4, tc_m8, tc_m16, tc_m8_f16) let the next launch start at
+// once and read nothing but the weight before the previous launch has finished (griddepcontrol,
+// sm_90): the op launches them overlapping it when the caller's weight is settled
+// (GemmArgs::weight_settled).
+extern "C" __global__ void __launch_bounds__(TcM8LdgTile::kThreads, TcM8LdgTile::kBlocksPerSm)
+    w8a16_gemv_tc_m8_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                         const float* __restrict__ block_scale, bf16* __restrict__ output,
+                         uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                         uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsLdg<TcM8LdgTile, true>(
+      input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
+}
 
-// M <= 8: 8 warps a 16-row tile, two blocks an SM; 4 warps, four blocks an SM.
-GPUOPS_FP8_REGISTER_LOAD_KERNEL(w8a16_gemv_tc_m8_ldg, TcM8LdgTile)
-GPUOPS_FP8_REGISTER_LOAD_KERNEL(w8a16_gemv_tc_m8_ldg_w4, TcM8LdgW4Tile)
-// M <= 16 (two activation tiles, batches of one 128-k block): the same two warp counts.
-GPUOPS_FP8_REGISTER_LOAD_KERNEL(w8a16_gemv_tc_m16_ldg, TcM16LdgTile)
-GPUOPS_FP8_REGISTER_LOAD_KERNEL(w8a16_gemv_tc_m16_ldg_w4, TcM16LdgW4Tile)
-#undef GPUOPS_FP8_REGISTER_LOAD_KERNEL
+// The same with 4 warps a 16-row tile (block 128, TcM8LdgW4Tile::kSharedBytes), four blocks an SM.
+extern "C" __global__ void __launch_bounds__(TcM8LdgW4Tile::kThreads, TcM8LdgW4Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m8_ldg_w4(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                            const float* __restrict__ block_scale, bf16* __restrict__ output,
+                            uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                            uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsLdg<TcM8LdgW4Tile, true>(
+      input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
+}
+
+// M <= 16 (two activation tiles, batches of one 128-k block): block 256 at two blocks an SM
+// (TcM16LdgTile) and block 128 at four (TcM16LdgW4Tile), grid (ceil(N / 16), 1, 1).
+extern "C" __global__ void __launch_bounds__(TcM16LdgTile::kThreads, TcM16LdgTile::kBlocksPerSm)
+    w8a16_gemv_tc_m16_ldg(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                          const float* __restrict__ block_scale, bf16* __restrict__ output,
+                          uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                          uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsLdg<TcM16LdgTile, true>(
+      input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
+}
+
+extern "C" __global__ void __launch_bounds__(TcM16LdgW4Tile::kThreads,
+                                             TcM16LdgW4Tile::kBlocksPerSm)
+    w8a16_gemv_tc_m16_ldg_w4(const bf16* __restrict__ input, const uint8_t* __restrict__ weight,
+                             const float* __restrict__ block_scale, bf16* __restrict__ output,
+                             uint32_t m, uint32_t n, uint32_t k, uint32_t a_row_stride,
+                             uint32_t c_row_stride) {
+  fp8_device::GemmWeightRowsLdg<TcM16LdgW4Tile, true>(
+      input, weight, block_scale, output, m, n, k, a_row_stride, c_row_stride);
+}
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // Decode, weights as the mma's A operand (sm_90, TMA): persistent, grid

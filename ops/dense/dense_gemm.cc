@@ -61,6 +61,13 @@ constexpr uint32_t kClassesMinM = 17;
 constexpr uint32_t kClassesMaxM = 128;
 constexpr uint64_t kClassesMinTiles = 32;
 static_assert(kClassesMinM <= kClassesMaxM);
+// Below kClassesMinM the _classes tiles also go first, before the _unaligned gemv, on weights of
+// kClassesDecodeMinElems elements and more (given the workspace). Forced on an H100 at M = 1 and
+// 4 (bench/NOTES.md session 42): 64 x 128 classes ran 1.13-1.27x gemv_m8_unaligned's speed on
+// 11008 x 4095, 14336 x 4103, 8192 x 8191 and 28672 x 4097 (45-117M elements); on 4096 x 4099
+// (16.8M) 64 x 64 classes 1.05x and 64 x 128 0.85x, so smaller weights keep the gemv. The gemv
+// for M <= 16 (gemv_m16_unaligned) ran slower still than gemv_m8_unaligned there.
+constexpr uint64_t kClassesDecodeMinElems = uint64_t{1} << 25;
 
 // A _classes variant's tiles: ceil(M / tile_m) m-blocks x ClassTiles::NBlocks n-blocks.
 uint64_t ClassTileCount(const VariantSpec& spec, const GemmArgs& args) {
@@ -531,16 +538,22 @@ std::optional<Variant> DenseGemm::FastestClassTiles(const GemmArgs& args) const 
 
 absl::InlinedVector<Variant, 10> DenseGemm::AnyAlignmentOrder(const GemmArgs& args) const {
   // The gemv kernels for small M (the _shifted ones given a workspace), the _classes tiles for
-  // M in [kClassesMinM, kClassesMaxM] (the fastest predicted first), packed (a workspace) above,
+  // M in [kClassesMinM, kClassesMaxM] (the fastest predicted first; below that range too, ahead
+  // of the gemv, on weights of kClassesDecodeMinElems and more), packed (a workspace) above,
   // scalar last. Each runs where CanImplement accepts it (the gemv kernels up to their max_m
   // rows, the _classes tiles on sm_90a).
-  absl::InlinedVector<Variant, 10> order = {Variant::kGemvM8Unaligned,
-                                            Variant::kGemvM16Unaligned};
-  if (kClassTilesDispatched && args.m >= kClassesMinM && args.m <= kClassesMaxM) {
+  absl::InlinedVector<Variant, 10> order;
+  auto add_class_tiles = [&] {
     const std::optional<Variant> v = FastestClassTiles(args);
     if (v.has_value() && ClassTileCount(kVariants[*v], args) >= kClassesMinTiles) {
       order.push_back(*v);
     }
+  };
+  const bool big_weight = uint64_t{args.n} * args.k >= kClassesDecodeMinElems;
+  if (kClassTilesDispatched && args.m < kClassesMinM && big_weight) add_class_tiles();
+  order.insert(order.end(), {Variant::kGemvM8Unaligned, Variant::kGemvM16Unaligned});
+  if (kClassTilesDispatched && args.m >= kClassesMinM && args.m <= kClassesMaxM) {
+    add_class_tiles();
   }
   for (Variant v : {Variant::kGemvM32Shifted, Variant::kGemvM32Unaligned,
                     Variant::kGemvM64Shifted, Variant::kPacked, Variant::kScalar}) {

@@ -74,9 +74,9 @@ GemmExtents ExtentsOf(const GemmArgs& args);
 using GemmPlan = Plan<Variant>;
 
 // Whether the dispatcher sends ragged operands to the _classes wgmma tiles (M = 17..128 where the
-// picked tile's grid holds 32 tiles or more; dense_gemm.cc, kClassesMaxM). On since session 30,
-// whose H100 run set that range (bench/NOTES.md); false sends them to the _shifted gemv and
-// packed only, as before.
+// picked tile's grid holds 32 tiles or more, and M <= 16 on weights of 2^25 elements and more;
+// dense_gemm.cc, kClassesMaxM, kClassesDecodeMinElems). On since session 30, whose H100 run set
+// that range (bench/NOTES.md); false sends them to the gemv kernels and packed only, as before.
 inline constexpr bool kClassTilesDispatched = true;
 
 class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
@@ -115,10 +115,11 @@ class DenseGemm : public PlannedGemm<DenseGemm, Variant, GemmArgs> {
   //   args.splits != 0: the split-K wgmma variants by predicted time at that split count, then
   //   splitk.
   //   Operands the 16-byte kernels cannot read (A, B or C not 16-byte aligned, K or ldb not a
-  //   multiple of 8): AnyAlignmentOrder (dense_gemm.cc): gemv_m8 / _m16_unaligned for M <= 16,
-  //   the _classes wgmma tiles (B read in place by row class) for M = 17..128 where their grid
-  //   holds 32 tiles or more, then the _shifted gemv and packed (each given GemmWorkspaceBytes()
-  //   of workspace), scalar when none can run.
+  //   multiple of 8): AnyAlignmentOrder (dense_gemm.cc): gemv_m8 / _m16_unaligned for M <= 16
+  //   (after the _classes tile on weights of 2^25 elements and more), the _classes wgmma tiles
+  //   (B read in place by row class) for M = 17..128 where their grid holds 32 tiles or more,
+  //   then the _shifted gemv and packed (each given GemmWorkspaceBytes() of workspace), scalar
+  //   when none can run.
   absl::StatusOr<Variant> Pick(const GemmArgs& args) const;
 
   GpuBackend& gpu() const { return *gpu_; }

@@ -474,6 +474,29 @@ TEST_F(DenseContractTest, DispatcherPicksByShape) {
   odd_ldb.ldb = 4099;
   EXPECT_EQ(*dense_->Pick(odd_ldb), Variant::kGemvM16Unaligned) << "ldb % 8 != 0";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(16, 4096, 100)), 0u) << "no copy up to M = 16";
+  // M <= 16 on weights of 2^25 elements and more, given the workspace: the _classes tile before
+  // the _unaligned gemv (14336 x 4103: 64 x 128, 112 n-blocks); below 2^25 elements, or without
+  // the workspace, the gemv.
+  for (uint32_t m : {1u, 8u, 9u, 16u}) {
+    const Variant gemv = m <= 8 ? Variant::kGemvM8Unaligned : Variant::kGemvM16Unaligned;
+    GemmArgs big = Args(m, 14336, 4103);
+    big.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(big));
+    EXPECT_EQ(*dense_->Pick(big), kClassTilesDispatched ? Variant::kWgmma64x128Classes : gemv)
+        << "m=" << m;
+    EXPECT_EQ(big.workspace.bytes(), dense_->WorkspaceBytes(*dense_->Pick(big), big));
+    EXPECT_EQ(*dense_->Pick(Args(m, 14336, 4103)), gemv) << "m=" << m << ", no workspace";
+    for (uint32_t n : {8190u, 8191u}) {  // 8190 x 4097 < 2^25 <= 8191 x 4097
+      GemmArgs edge = Args(m, n, 4097);
+      edge.workspace = DeviceSpan(ws_, dense_->GemmWorkspaceBytes(edge));
+      const Variant got = *dense_->Pick(edge);
+      if (n == 8190 || !kClassTilesDispatched) {
+        EXPECT_EQ(got, gemv) << "m=" << m << " n=" << n;
+      } else {
+        EXPECT_TRUE(got == Variant::kWgmma64x128Classes || got == Variant::kWgmma64x64Classes)
+            << "m=" << m << " n=" << n << ": " << kVariants[got].name;
+      }
+    }
+  }
   EXPECT_EQ(*dense_->Pick(Args(17, 4097, 100)), Variant::kGemvM32Unaligned)
       << "any K and N, no workspace";
   EXPECT_EQ(dense_->GemmWorkspaceBytes(Args(32, 4096, 100)), 8u * 32 * 128 * 2)

@@ -65,8 +65,10 @@ static_assert(kClassesMinM <= kClassesMaxM);
 // kClassesDecodeMinElems elements and more (given the workspace). Forced on an H100 at M = 1 and
 // 4 (bench/NOTES.md session 42): 64 x 128 classes ran 1.13-1.27x gemv_m8_unaligned's speed on
 // 11008 x 4095, 14336 x 4103, 8192 x 8191 and 28672 x 4097 (45-117M elements); on 4096 x 4099
-// (16.8M) 64 x 64 classes 1.05x and 64 x 128 0.85x, so smaller weights keep the gemv. The gemv
-// for M <= 16 (gemv_m16_unaligned) ran slower still than gemv_m8_unaligned there.
+// (16.8M) 64 x 64 classes 1.05x and 64 x 128 0.85x, so smaller weights keep the gemv. At M =
+// 9..16 the sweeps agree: on 14336 x 4103 gemv_m16_unaligned took 73.6-74.5 us at M = 12 / 16
+// against 64 x 128 classes' 59.2-59.6 at M = 24 (H100, session 39), 62-65 against 44-50 (H200,
+// session 33).
 constexpr uint64_t kClassesDecodeMinElems = uint64_t{1} << 25;
 
 // A _classes variant's tiles: ceil(M / tile_m) m-blocks x ClassTiles::NBlocks n-blocks.
